@@ -1,0 +1,41 @@
+package io.poisonguard.boot;
+
+import io.poisonguard.config.Names;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.disposition.Policy;
+import io.poisonguard.dynamodb.TableBootstrap;
+import io.poisonguard.pipeline.Poller;
+import io.poisonguard.sqs.QueueBootstrap;
+import io.quarkus.runtime.ShutdownEvent;
+import io.quarkus.runtime.StartupEvent;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.enterprise.event.Observes;
+import org.jboss.logging.Logger;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+/**
+ * Boot order: validate the configuration (building the policy proves every limit reachable), create
+ * resources when asked to, then start polling. Shutdown stops polling before beans are destroyed.
+ */
+@ApplicationScoped
+public class Boot {
+    private static final Logger LOG = Logger.getLogger(Boot.class);
+
+    void onStart(@Observes StartupEvent event, PoisonGuardConfig config, Policy policy, Names names, SqsClient sqs,
+                 DynamoDbClient dynamo, Poller poller) {
+        LOG.infof("Policy: %s", policy.classes());
+        if (config.resources().create()) {
+            new TableBootstrap(dynamo, names).ensureTables();
+            new QueueBootstrap(sqs, names).ensureQueues(config.resources().queueRetention(),
+                    config.consumer().visibilityTimeout(), config.resources().redriveMaxReceiveCount());
+        }
+        if (config.consumer().enabled()) {
+            poller.start();
+        }
+    }
+
+    void onStop(@Observes ShutdownEvent event, Poller poller) {
+        poller.stop();
+    }
+}

@@ -1,0 +1,171 @@
+package io.poisonguard.config;
+
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ladder.Jitter;
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+import io.smallrye.config.WithName;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Optional;
+
+/**
+ * All of poison-guard's configuration, under {@code poison-guard.}. Every key is documented in the
+ * README's configuration table. Per-class defaults live in {@code application.properties}.
+ */
+@ConfigMapping(prefix = "poison-guard")
+public interface PoisonGuardConfig {
+
+    /** Prefix of every queue and table name: {@code <prefix>-jobs}, {@code <prefix>-ledger}, ... */
+    @WithDefault("poison-guard")
+    String prefix();
+
+    /** Identifies this worker in leases and attempt history; defaults to host name and process id. */
+    Optional<String> workerId();
+
+    Resources resources();
+
+    Consumer consumer();
+
+    Admission admission();
+
+    Retention retention();
+
+    Failures failure();
+
+    interface Resources {
+        /** Create queues and tables at boot when missing (local runs and tests; off against real AWS). */
+        @WithDefault("false")
+        boolean create();
+
+        /** SQS MessageRetentionPeriod of the main queue; attempt limits are proven reachable within it. */
+        @WithDefault("4d")
+        Duration queueRetention();
+
+        /** maxReceiveCount of the main queue's redrive policy: a backstop far above the service's own limits. */
+        @WithDefault("100")
+        int redriveMaxReceiveCount();
+    }
+
+    interface Consumer {
+        /** Start polling at boot. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Jobs handled at once by this process. */
+        @WithDefault("8")
+        int concurrency();
+
+        /** Long-poll wait of each ReceiveMessage (0-20 s). */
+        @WithDefault("20s")
+        Duration receiveWait();
+
+        /** Messages asked for per ReceiveMessage (1-10). */
+        @WithDefault("10")
+        int maxMessages();
+
+        /** Visibility timeout given at receive, and the lease of an attempt in the ledger. */
+        @WithDefault("60s")
+        Duration visibilityTimeout();
+
+        /** How often running attempts extend their visibility and lease. */
+        @WithDefault("20s")
+        Duration heartbeatInterval();
+
+        /** How long shutdown waits for running handlers before leaving them to redeliver. */
+        @WithDefault("25s")
+        Duration shutdownGrace();
+
+        /** Entries kept in a job's attempt history. */
+        @WithDefault("10")
+        int historySize();
+    }
+
+    interface Admission {
+        /** Largest decoded body admitted, in bytes. */
+        @WithDefault("262144")
+        int maxBodyBytes();
+
+        /** Largest token estimate admitted. */
+        @WithDefault("50000")
+        int maxTokens();
+
+        /** Characters per token of the token estimate. */
+        @WithDefault("4")
+        int charsPerToken();
+
+        /** Largest attachment-count admitted. */
+        @WithDefault("20")
+        int maxAttachments();
+    }
+
+    interface Retention {
+        /** How long a quarantine record lives (its TTL); the DLQ keeps the payload for the same time, at most 14 days. */
+        @WithDefault("14d")
+        Duration quarantine();
+
+        /** How long a SUCCEEDED ledger record stays to drop late duplicates. */
+        @WithDefault("7d")
+        Duration succeeded();
+
+        /** How long effect records live; at least the quarantine retention, so a replay never repeats an effect. */
+        @WithDefault("21d")
+        Duration effects();
+    }
+
+    interface Failures {
+        /** Class of an exception no rule matches. */
+        @WithDefault("TRANSIENT")
+        FailureClass unknownClass();
+
+        /**
+         * Ordered classification rules, each {@code fully.qualified.ExceptionType=CLASS}; checked against
+         * every throwable in the cause chain, after any {@code JobFailure}.
+         */
+        Optional<List<String>> rules();
+
+        /** Characters kept of an error message in history and logs. */
+        @WithDefault("200")
+        int messageMaxChars();
+
+        @WithName("permanent")
+        ClassSettings permanent();
+
+        @WithName("transient")
+        ClassSettings transientFailures();
+
+        @WithName("throttled")
+        ClassSettings throttled();
+
+        @WithName("dependency-down")
+        ClassSettings dependencyDown();
+
+        @WithName("crash")
+        ClassSettings crash();
+
+        @WithName("admission")
+        ClassSettings admission();
+    }
+
+    interface ClassSettings {
+        /** Failures of this class after which the job is quarantined. */
+        int maxAttempts();
+
+        /** First ladder delay. */
+        Duration base();
+
+        /** Growth per step (>= 1). */
+        double multiplier();
+
+        /** Largest single delay (<= 43200 s, the SQS visibility limit). */
+        Duration cap();
+
+        /** FULL, EQUAL or NONE. */
+        @WithDefault("FULL")
+        Jitter jitter();
+
+        /** Quarantine instead of retrying once this long has passed since the job was first seen. */
+        Optional<Duration> cutoff();
+    }
+}

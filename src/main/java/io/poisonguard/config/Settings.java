@@ -1,0 +1,170 @@
+package io.poisonguard.config;
+
+import io.poisonguard.admission.AdmissionLimits;
+import io.poisonguard.disposition.ClassPolicy;
+import io.poisonguard.disposition.Policy;
+import io.poisonguard.failure.ClassificationRule;
+import io.poisonguard.failure.Classifier;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ladder.Ladder;
+import io.poisonguard.ladder.Reachability;
+import io.quarkus.runtime.configuration.ConfigurationException;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * Turns {@link PoisonGuardConfig} into domain objects and refuses a configuration that cannot work,
+ * naming the key. Runs at boot: a mistake stops the service before it touches a message.
+ */
+public final class Settings {
+    private static final String ROOT = "poison-guard.";
+    private static final Duration SQS_MIN_RETENTION = Duration.ofSeconds(60);
+    private static final Duration SQS_MAX_RETENTION = Duration.ofDays(14);
+
+    private Settings() {
+    }
+
+    public static Map<FailureClass, PoisonGuardConfig.ClassSettings> classSettings(PoisonGuardConfig.Failures f) {
+        Map<FailureClass, PoisonGuardConfig.ClassSettings> m = new EnumMap<>(FailureClass.class);
+        m.put(FailureClass.PERMANENT, f.permanent());
+        m.put(FailureClass.TRANSIENT, f.transientFailures());
+        m.put(FailureClass.THROTTLED, f.throttled());
+        m.put(FailureClass.DEPENDENCY_DOWN, f.dependencyDown());
+        m.put(FailureClass.CRASH, f.crash());
+        m.put(FailureClass.ADMISSION, f.admission());
+        return m;
+    }
+
+    public static String classKey(FailureClass c, String leaf) {
+        return ROOT + "failure." + c.key() + "." + leaf;
+    }
+
+    /** Builds the policy, failing with the offending key when a value is out of range or a limit is dead. */
+    public static Policy policy(PoisonGuardConfig config) {
+        PoisonGuardConfig.Consumer consumer = config.consumer();
+        require(consumer.concurrency() >= 1 && consumer.concurrency() <= 1000, "consumer.concurrency", "must be between 1 and 1000");
+        require(consumer.maxMessages() >= 1 && consumer.maxMessages() <= 10, "consumer.max-messages",
+                "must be between 1 and 10 (the ReceiveMessage limit)");
+        require(!consumer.receiveWait().isNegative() && consumer.receiveWait().toSeconds() <= 20, "consumer.receive-wait",
+                "must be between 0s and 20s (the SQS long-poll limit)");
+        require(consumer.visibilityTimeout().toSeconds() >= 1 && consumer.visibilityTimeout().compareTo(Ladder.SQS_MAX_VISIBILITY) <= 0,
+                "consumer.visibility-timeout", "must be between 1s and 43200s (the SQS visibility limit)");
+        require(!consumer.heartbeatInterval().isNegative() && !consumer.heartbeatInterval().isZero()
+                        && consumer.heartbeatInterval().compareTo(consumer.visibilityTimeout()) < 0,
+                "consumer.heartbeat-interval", "must be positive and shorter than consumer.visibility-timeout");
+        require(consumer.historySize() >= 1 && consumer.historySize() <= 50, "consumer.history-size", "must be between 1 and 50");
+        require(!consumer.shutdownGrace().isNegative(), "consumer.shutdown-grace", "must not be negative");
+
+        Duration retention = config.resources().queueRetention();
+        require(retention.compareTo(SQS_MIN_RETENTION) >= 0 && retention.compareTo(SQS_MAX_RETENTION) <= 0,
+                "resources.queue-retention", "must be between 60s and 14d (the SQS MessageRetentionPeriod range)");
+        Duration quarantineRetention = config.retention().quarantine();
+        require(quarantineRetention.compareTo(SQS_MIN_RETENTION) >= 0 && quarantineRetention.compareTo(SQS_MAX_RETENTION) <= 0,
+                "retention.quarantine", "must be between 60s and 14d: the dead-letter queue keeps the payload that long, and SQS keeps nothing longer");
+        require(config.retention().effects().compareTo(quarantineRetention) >= 0, "retention.effects",
+                "must be at least retention.quarantine, or a replay could repeat an effect whose record expired");
+        require(config.retention().succeeded().toSeconds() >= 60, "retention.succeeded", "must be at least 60s");
+
+        Map<FailureClass, ClassPolicy> classes = new EnumMap<>(FailureClass.class);
+        for (Map.Entry<FailureClass, PoisonGuardConfig.ClassSettings> e : classSettings(config.failure()).entrySet()) {
+            classes.put(e.getKey(), classPolicy(e.getKey(), e.getValue(), consumer.visibilityTimeout(), retention));
+        }
+        Policy policy = new Policy(classes, consumer.visibilityTimeout(), consumer.historySize());
+        int backstop = config.resources().redriveMaxReceiveCount();
+        require(backstop >= 1 && backstop <= 1000, "resources.redrive-max-receive-count", "must be between 1 and 1000 (the SQS range)");
+        require(backstop > policy.attemptBound() + 10, "resources.redrive-max-receive-count",
+                "is " + backstop + " but must exceed the sum of all class attempt limits (" + policy.attemptBound()
+                        + ") plus 10, or SQS's redrive would take messages away from the service's own classification");
+        return policy;
+    }
+
+    private static ClassPolicy classPolicy(FailureClass c, PoisonGuardConfig.ClassSettings s, Duration lease, Duration retention) {
+        requireKey(s.maxAttempts() >= 1 && s.maxAttempts() <= 1000, classKey(c, "max-attempts"), "must be between 1 and 1000");
+        Ladder ladder;
+        try {
+            ladder = new Ladder(s.base(), s.multiplier(), s.cap(), s.jitter());
+        } catch (IllegalArgumentException e) {
+            String leaf = e.getMessage().startsWith("base") ? "base" : e.getMessage().startsWith("multiplier") ? "multiplier" : "cap";
+            throw new ConfigurationException(classKey(c, leaf) + ": " + e.getMessage(), Set.of(classKey(c, leaf)));
+        }
+        Optional<Duration> cutoff = s.cutoff();
+        cutoff.ifPresent(d -> requireKey(!d.isNegative() && !d.isZero(), classKey(c, "cutoff"), "must be positive"));
+        Reachability.unreachable(ladder, s.maxAttempts(), lease, retention, "queue retention (poison-guard.resources.queue-retention)")
+                .ifPresent(why -> fail(classKey(c, "max-attempts"), "is a dead setting: " + why));
+        cutoff.flatMap(d -> Reachability.unreachable(ladder, s.maxAttempts(), lease, d, "cutoff (" + classKey(c, "cutoff") + ")"))
+                .ifPresent(why -> fail(classKey(c, "max-attempts"), "is a dead setting: " + why));
+        return new ClassPolicy(s.maxAttempts(), ladder, cutoff);
+    }
+
+    public static Classifier classifier(PoisonGuardConfig.Failures f) {
+        List<ClassificationRule> rules = new ArrayList<>();
+        List<String> specs = f.rules().orElse(List.of());
+        for (String spec : specs) {
+            rules.add(rule(spec.strip()));
+        }
+        rules.addAll(BuiltInRules.RULES);
+        require(f.messageMaxChars() >= 16 && f.messageMaxChars() <= 2000, "failure.message-max-chars", "must be between 16 and 2000");
+        return new Classifier(rules, f.unknownClass(), f.messageMaxChars());
+    }
+
+    @SuppressWarnings("unchecked")
+    private static ClassificationRule rule(String spec) {
+        String key = ROOT + "failure.rules";
+        int eq = spec.lastIndexOf('=');
+        if (eq <= 0 || eq == spec.length() - 1) {
+            throw new ConfigurationException(key + ": '" + spec + "' is not of the form fully.qualified.ExceptionType=CLASS", Set.of(key));
+        }
+        String typeName = spec.substring(0, eq).strip();
+        String className = spec.substring(eq + 1).strip();
+        FailureClass fc;
+        try {
+            fc = FailureClass.valueOf(className.toUpperCase().replace('-', '_'));
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(key + ": '" + className + "' is not a failure class " + List.of(FailureClass.values()), Set.of(key));
+        }
+        try {
+            Class<?> type = Class.forName(typeName, false, Thread.currentThread().getContextClassLoader());
+            if (!Throwable.class.isAssignableFrom(type)) {
+                throw new ConfigurationException(key + ": " + typeName + " is not an exception type", Set.of(key));
+            }
+            return new ClassificationRule((Class<? extends Throwable>) type, fc);
+        } catch (ClassNotFoundException e) {
+            throw new ConfigurationException(key + ": exception type " + typeName + " was not found", Set.of(key));
+        }
+    }
+
+    public static AdmissionLimits admission(PoisonGuardConfig.Admission a) {
+        require(a.maxBodyBytes() >= 1 && a.maxBodyBytes() <= 1024 * 1024, "admission.max-body-bytes",
+                "must be between 1 and 1048576 (the SQS message size limit)");
+        require(a.maxTokens() >= 1, "admission.max-tokens", "must be positive");
+        require(a.charsPerToken() >= 1, "admission.chars-per-token", "must be positive");
+        require(a.maxAttachments() >= 0, "admission.max-attachments", "must not be negative");
+        return new AdmissionLimits(a.maxBodyBytes(), a.maxTokens(), a.charsPerToken(), a.maxAttachments());
+    }
+
+    public static void requirePrefix(String prefix) {
+        // Queue names allow 80 characters of [A-Za-z0-9_-]; the longest suffix is "-jobs-dlq".
+        require(prefix.matches("[A-Za-z0-9_-]{1,60}"), "prefix", "must be 1-60 characters of letters, digits, '-' and '_'");
+    }
+
+    /** {@code key} is relative to {@code poison-guard.}. */
+    private static void require(boolean ok, String key, String why) {
+        requireKey(ok, ROOT + key, why);
+    }
+
+    private static void requireKey(boolean ok, String fullKey, String why) {
+        if (!ok) {
+            fail(fullKey, why);
+        }
+    }
+
+    private static void fail(String fullKey, String why) {
+        throw new ConfigurationException(fullKey + " " + why, Set.of(fullKey));
+    }
+}

@@ -1,0 +1,138 @@
+package io.poisonguard.disposition;
+
+import io.poisonguard.failure.Failure;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ladder.Ladder;
+import io.poisonguard.ladder.Reachability;
+import io.poisonguard.ledger.AttemptEntry;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+/**
+ * The pure core: what happens to a job, given its ledger record, what just happened and the time.
+ * No I/O here; the orchestrator only makes the returned record durable and acts on it.
+ */
+public final class Decisions {
+    /** Grace added to a live lease before a waiting copy comes back, so it does not arrive a moment early. */
+    static final Duration LEASE_MARGIN = Duration.ofSeconds(1);
+
+    private final Policy policy;
+
+    public Decisions(Policy policy) {
+        this.policy = policy;
+    }
+
+    public Policy policy() {
+        return policy;
+    }
+
+    /**
+     * Decides what to do with a received copy of a job before any handler runs.
+     *
+     * @param current   the ledger record (a {@link LedgerRecord#fresh} one when the job is new)
+     * @param rejection the pre-flight verdict: a reason when admission refused the message
+     */
+    public Intake intake(LedgerRecord current, Optional<String> rejection, Instant now, String worker, RandomGenerator random) {
+        if (current.state() == JobState.SUCCEEDED) {
+            return new Intake.AlreadySucceeded(current);
+        }
+        if (current.state() == JobState.QUARANTINED) {
+            return new Intake.AlreadyQuarantined(current);
+        }
+        if (current.leaseHeldAt(now)) {
+            return new Intake.ActiveElsewhere(current, Duration.between(now, current.leaseUntil()).plus(LEASE_MARGIN));
+        }
+        LedgerRecord record = current;
+        if (current.state() == JobState.ACTIVE) {
+            // The lease ran out with the attempt still open: its worker died or hung (invariant 1
+            // is what makes this visible: the attempt was written before the handler started).
+            Disposition afterCrash = fail(current, new Failure(FailureClass.CRASH, "LeaseExpired",
+                    "attempt " + current.attempt() + " started and never finished"), AttemptOutcome.CRASHED, now, random);
+            if (!(afterCrash instanceof Disposition.RetryAfter retry) || !retry.delay().isZero()) {
+                return new Intake.Decided(afterCrash);
+            }
+            record = retry.next();
+        }
+        int number = record.attempt() + 1;
+        LedgerRecord started = record.withAttempt(number)
+                .moveTo(JobState.ACTIVE, now)
+                .withEntry(AttemptEntry.started(number, record.generation(), now, worker), policy.historySize());
+        if (rejection.isPresent()) {
+            return new Intake.Decided(fail(started, new Failure(FailureClass.ADMISSION, "AdmissionRejected", rejection.get()),
+                    AttemptOutcome.REJECTED, now, random));
+        }
+        return new Intake.Run(started.withLease(worker, now.plus(policy.lease())));
+    }
+
+    /** The disposition after the running attempt succeeded. */
+    public Disposition succeeded(LedgerRecord running, Instant now, Duration keepFor) {
+        AttemptEntry entry = running.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, now);
+        LedgerRecord next = running.withCurrentEntry(entry)
+                .moveTo(JobState.SUCCEEDED, now)
+                .withLease(null, null)
+                .withExpiry(now.plus(keepFor));
+        return new Disposition.Complete(next);
+    }
+
+    /** The disposition after the running attempt failed with {@code failure}. */
+    public Disposition failed(LedgerRecord running, Failure failure, Instant now, RandomGenerator random) {
+        return fail(running, failure, AttemptOutcome.FAILED, now, random);
+    }
+
+    private Disposition fail(LedgerRecord running, Failure failure, AttemptOutcome outcome, Instant now, RandomGenerator random) {
+        FailureClass c = failure.failureClass();
+        ClassPolicy limits = policy.of(c);
+        AttemptEntry ended = running.currentEntry() == null
+                ? AttemptEntry.started(running.attempt(), running.generation(), now, null).ended(outcome, c, failure.errorType(), failure.message(), now)
+                : running.currentEntry().ended(outcome, c, failure.errorType(), failure.message(), now);
+        LedgerRecord counted = running.withCurrentEntry(ended).withFailureCounted(c).withLease(null, null);
+        int count = counted.failuresOf(c);
+        if (count >= limits.maxAttempts()) {
+            String reason = c + " limit reached: " + count + " of " + limits.maxAttempts() + " attempts " + describe(outcome)
+                    + lastError(failure);
+            return quarantine(counted, c, reason, now);
+        }
+        Duration delay = limits.ladder().delay(count, random);
+        Optional<Duration> cutoff = limits.cutoff();
+        if (cutoff.isPresent() && now.plus(delay).isAfter(counted.firstSeen().plus(cutoff.get()))) {
+            String reason = c + " cutoff of " + Reachability.human(cutoff.get()) + " reached after " + count + " attempts"
+                    + lastError(failure);
+            return quarantine(counted, c, reason, now);
+        }
+        LedgerRecord waiting = counted.withCurrentEntry(counted.currentEntry().withRetryDelay(delay))
+                .moveTo(JobState.RETRY_WAIT, now);
+        return new Disposition.RetryAfter(waiting, delay);
+    }
+
+    private static Disposition quarantine(LedgerRecord record, FailureClass c, String reason, Instant now) {
+        LedgerRecord next = record.moveTo(JobState.QUARANTINED, now).withQuarantine(c, reason);
+        return new Disposition.Quarantine(next, c, reason);
+    }
+
+    private static String describe(AttemptOutcome outcome) {
+        return switch (outcome) {
+            case CRASHED -> "crashed";
+            case REJECTED -> "rejected by admission";
+            default -> "failed";
+        };
+    }
+
+    private static String lastError(Failure failure) {
+        return failure.message() == null || failure.message().isEmpty() ? "" : " (last: " + failure.message() + ")";
+    }
+
+    /** Caps a ladder delay so the message's visibility never exceeds SQS's 12-hour limit from this receive. */
+    public static Duration visibilityFor(Duration delay, Duration sinceReceive) {
+        Duration room = Ladder.SQS_MAX_VISIBILITY.minus(sinceReceive);
+        if (room.isNegative()) {
+            return Duration.ZERO;
+        }
+        return delay.compareTo(room) > 0 ? room : delay;
+    }
+}

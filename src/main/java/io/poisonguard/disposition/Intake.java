@@ -1,0 +1,29 @@
+package io.poisonguard.disposition;
+
+import io.poisonguard.ledger.LedgerRecord;
+
+import java.time.Duration;
+
+/** What to do with a received copy of a job, decided from its ledger before any handler runs. */
+public sealed interface Intake {
+
+    /** Run the handler; {@code next} (attempt incremented, lease taken) must be durable first. */
+    record Run(LedgerRecord next) implements Intake {
+    }
+
+    /** A copy of a finished job: delete it without running. */
+    record AlreadySucceeded(LedgerRecord current) implements Intake {
+    }
+
+    /** Another worker holds a live lease: hide this copy until the lease can have run out. */
+    record ActiveElsewhere(LedgerRecord current, Duration retryIn) implements Intake {
+    }
+
+    /** The job is quarantined: never run it; make sure its quarantine is complete, then delete this copy. */
+    record AlreadyQuarantined(LedgerRecord current) implements Intake {
+    }
+
+    /** No attempt now: the decision (retry later or quarantine) was reached before running. */
+    record Decided(Disposition disposition) implements Intake {
+    }
+}

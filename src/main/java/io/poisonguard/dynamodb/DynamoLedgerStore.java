@@ -1,0 +1,153 @@
+package io.poisonguard.dynamodb;
+
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.EnumMap;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * The ledger in DynamoDB: one item per job id. Each write is a single conditional UpdateItem that
+ * sets every attribute and bumps {@code version}; the condition is the version the caller read
+ * (or the item's absence, or its expiry, for a new job).
+ */
+public final class DynamoLedgerStore implements LedgerStore {
+    static final String KEY = "jobId";
+    static final String TTL = "expiresAt";
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+    private final Clock clock;
+
+    public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock) {
+        this.dynamo = dynamo;
+        this.table = table;
+        this.clock = clock;
+    }
+
+    @Override
+    public Optional<LedgerRecord> find(String jobId) {
+        Map<String, AttributeValue> item = dynamo.getItem(GetItemRequest.builder()
+                .tableName(table).key(Map.of(KEY, Attrs.s(jobId))).consistentRead(true).build()).item();
+        if (item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant())) {
+            return Optional.empty();
+        }
+        return Optional.of(decode(item));
+    }
+
+    @Override
+    public LedgerRecord write(LedgerRecord next) {
+        Map<String, String> names = new HashMap<>();
+        Map<String, AttributeValue> values = new HashMap<>();
+        List<String> sets = new ArrayList<>();
+        List<String> removes = new ArrayList<>();
+        long newVersion = next.version() + 1;
+        Map<String, AttributeValue> attrs = encode(next.withVersion(newVersion));
+        for (String name : ALL) {
+            names.put("#" + name, name);
+            AttributeValue v = attrs.get(name);
+            if (v == null) {
+                removes.add("#" + name);
+            } else {
+                values.put(":" + name, v);
+                sets.add("#" + name + " = :" + name);
+            }
+        }
+        String condition;
+        names.put("#key", KEY);
+        if (next.version() == 0) {
+            values.put(":now", Attrs.epochSeconds(clock.instant()));
+            condition = "attribute_not_exists(#key) OR #expiresAt < :now";
+        } else {
+            values.put(":expected", Attrs.n(next.version()));
+            condition = "#version = :expected";
+        }
+        String update = "SET " + String.join(", ", sets) + (removes.isEmpty() ? "" : " REMOVE " + String.join(", ", removes));
+        try {
+            dynamo.updateItem(UpdateItemRequest.builder()
+                    .tableName(table)
+                    .key(Map.of(KEY, Attrs.s(next.jobId())))
+                    .updateExpression(update)
+                    .conditionExpression(condition)
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values)
+                    .build());
+        } catch (ConditionalCheckFailedException e) {
+            throw new LedgerConflict(next.jobId(), next.version());
+        }
+        return next.withVersion(newVersion);
+    }
+
+    /** Every attribute besides the key; a null value is removed. */
+    private static final List<String> ALL = List.of("tenant", "jobType", "state", "generation", "attempt", "failures",
+            "leaseOwner", "leaseUntil", "history", "firstSeen", "updatedAt", "quarantineClass", "quarantineReason",
+            "version", TTL);
+
+    static Map<String, AttributeValue> encode(LedgerRecord r) {
+        Map<String, AttributeValue> m = new HashMap<>();
+        putIf(m, "tenant", r.tenant() == null ? null : Attrs.s(r.tenant()));
+        putIf(m, "jobType", r.jobType() == null ? null : Attrs.s(r.jobType()));
+        putIf(m, "state", r.state() == null ? null : Attrs.s(r.state().name()));
+        m.put("generation", Attrs.n(r.generation()));
+        m.put("attempt", Attrs.n(r.attempt()));
+        Map<String, AttributeValue> failures = new HashMap<>();
+        r.failures().forEach((c, n) -> failures.put(c.name(), Attrs.n(n)));
+        m.put("failures", AttributeValue.fromM(failures));
+        putIf(m, "leaseOwner", r.leaseOwner() == null ? null : Attrs.s(r.leaseOwner()));
+        putIf(m, "leaseUntil", r.leaseUntil() == null ? null : Attrs.millis(r.leaseUntil()));
+        m.put("history", HistoryCodec.encode(r.history()));
+        m.put("firstSeen", Attrs.millis(r.firstSeen()));
+        m.put("updatedAt", Attrs.millis(r.updatedAt()));
+        putIf(m, "quarantineClass", r.quarantineClass() == null ? null : Attrs.s(r.quarantineClass().name()));
+        putIf(m, "quarantineReason", r.quarantineReason() == null ? null : Attrs.s(r.quarantineReason()));
+        m.put("version", Attrs.n(r.version()));
+        putIf(m, TTL, r.expiresAt() == null ? null : Attrs.epochSeconds(r.expiresAt()));
+        return m;
+    }
+
+    private static void putIf(Map<String, AttributeValue> m, String k, AttributeValue v) {
+        if (v != null) {
+            m.put(k, v);
+        }
+    }
+
+    static LedgerRecord decode(Map<String, AttributeValue> item) {
+        Map<FailureClass, Integer> failures = new EnumMap<>(FailureClass.class);
+        AttributeValue f = item.get("failures");
+        if (f != null && f.hasM()) {
+            f.m().forEach((k, v) -> failures.put(FailureClass.valueOf(k), Integer.valueOf(v.n())));
+        }
+        String state = Attrs.str(item, "state");
+        String qc = Attrs.str(item, "quarantineClass");
+        return new LedgerRecord(
+                Attrs.str(item, KEY),
+                Attrs.str(item, "tenant"),
+                Attrs.str(item, "jobType"),
+                state == null ? null : JobState.valueOf(state),
+                Attrs.integer(item, "generation"),
+                Attrs.integer(item, "attempt"),
+                failures,
+                Attrs.str(item, "leaseOwner"),
+                Attrs.instantMillis(item, "leaseUntil"),
+                HistoryCodec.decode(item.get("history")),
+                Attrs.instantMillis(item, "firstSeen"),
+                Attrs.instantMillis(item, "updatedAt"),
+                qc == null ? null : FailureClass.valueOf(qc),
+                Attrs.str(item, "quarantineReason"),
+                Attrs.lng(item, "version", 0),
+                Attrs.instantSeconds(item, TTL));
+    }
+}

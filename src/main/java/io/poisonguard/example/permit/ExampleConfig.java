@@ -1,0 +1,27 @@
+package io.poisonguard.example.permit;
+
+import io.smallrye.config.ConfigMapping;
+import io.smallrye.config.WithDefault;
+
+import java.time.Duration;
+import java.util.Map;
+
+/** Settings of the shipped example workload, under {@code poison-guard.example.}. */
+@ConfigMapping(prefix = "poison-guard.example")
+public interface ExampleConfig {
+
+    /** Read schema version 1 (release 27's shape) with the compatibility reader. */
+    @WithDefault("false")
+    boolean legacyReader();
+
+    Provider provider();
+
+    interface Provider {
+        /** Simulated latency of each permit-records call. */
+        @WithDefault("0ms")
+        Duration latency();
+
+        /** Scripted faults by permit id: fail:N, throttle:N, down, halt, hang:DURATION. */
+        Map<String, String> faults();
+    }
+}

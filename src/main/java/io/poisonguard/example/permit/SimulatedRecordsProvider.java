@@ -1,0 +1,104 @@
+package io.poisonguard.example.permit;
+
+import io.poisonguard.failure.JobFailure;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * A stand-in permit-records service with scripted faults, so the demo and the tests can produce
+ * every failure class on purpose. Faults are set per permit id, from configuration
+ * ({@code poison-guard.example.provider.faults."P-1"=fail:2}) or by tests:
+ * <ul>
+ *   <li>{@code fail:N}: the first N calls answer 503 (TRANSIENT)</li>
+ *   <li>{@code throttle:N}: the first N calls answer 429 (THROTTLED)</li>
+ *   <li>{@code down}: every call finds the service unavailable (DEPENDENCY_DOWN)</li>
+ *   <li>{@code halt}: the call kills the JVM at once, like the OOM killer would (CRASH)</li>
+ *   <li>{@code hang:DURATION}: the call blocks that long (a stuck worker)</li>
+ * </ul>
+ * It also counts calls per permit id, so tests can check what reached the downstream.
+ */
+@ApplicationScoped
+public class SimulatedRecordsProvider implements RecordsProvider {
+    private static final Logger LOG = Logger.getLogger(SimulatedRecordsProvider.class);
+
+    private final Map<String, String> faults = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    private final AtomicReference<Duration> latency = new AtomicReference<>(Duration.ZERO);
+
+    public SimulatedRecordsProvider(ExampleConfig config) {
+        faults.putAll(config.provider().faults());
+        latency.set(config.provider().latency());
+        faults.forEach(SimulatedRecordsProvider::validate);
+    }
+
+    /** Sets (or with null clears) the fault for one permit id. */
+    public void script(String permitId, String fault) {
+        if (fault == null) {
+            faults.remove(permitId);
+        } else {
+            validate(permitId, fault);
+            faults.put(permitId, fault);
+        }
+    }
+
+    public int calls(String permitId) {
+        AtomicInteger n = calls.get(permitId);
+        return n == null ? 0 : n.get();
+    }
+
+    @Override
+    public String standing(String tenant, String permitId) {
+        int call = calls.computeIfAbsent(permitId, k -> new AtomicInteger()).incrementAndGet();
+        sleep(latency.get());
+        String fault = faults.get(permitId);
+        if (fault != null) {
+            String[] f = fault.split(":", 2);
+            switch (f[0]) {
+                case "fail" -> {
+                    if (call <= Integer.parseInt(f[1])) {
+                        throw JobFailure.transientFailure("permit-records answered 503 (call " + call + ")");
+                    }
+                }
+                case "throttle" -> {
+                    if (call <= Integer.parseInt(f[1])) {
+                        throw JobFailure.throttled("permit-records answered 429: rate limit exceeded (call " + call + ")");
+                    }
+                }
+                case "down" -> throw JobFailure.dependencyDown("permit-records is unavailable");
+                case "halt" -> {
+                    LOG.warnf("Simulated crash: halting the JVM while handling permit %s", permitId);
+                    Runtime.getRuntime().halt(137);
+                }
+                case "hang" -> sleep(Duration.parse("PT" + f[1].toUpperCase()));
+                default -> throw new IllegalStateException("unreachable: validated fault " + f[0]);
+            }
+        }
+        return Math.floorMod(permitId.hashCode(), 5) == 0 ? "EXPIRED" : "ISSUED";
+    }
+
+    private static void validate(String permitId, String fault) {
+        boolean ok = fault.matches("(fail|throttle):\\d+|down|halt|hang:\\d+(ms|s|m)?");
+        if (!ok) {
+            throw new IllegalArgumentException("poison-guard.example.provider.faults.\"" + permitId + "\": '" + fault
+                    + "' is not one of fail:N, throttle:N, down, halt, hang:DURATION");
+        }
+    }
+
+    private static void sleep(Duration d) {
+        if (d.isZero()) {
+            return;
+        }
+        try {
+            Thread.sleep(d);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw JobFailure.transientFailure("interrupted while waiting for permit-records");
+        }
+    }
+}

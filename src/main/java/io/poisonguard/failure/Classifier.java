@@ -1,0 +1,54 @@
+package io.poisonguard.failure;
+
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.IdentityHashMap;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Turns whatever a handler threw into a {@link Failure}. A {@link JobFailure} anywhere in the cause
+ * chain decides first (the handler knew best); then the ordered rules, outermost throwable first;
+ * then the configured default class, so an unknown exception is still bounded by a limit.
+ */
+public final class Classifier {
+    private final List<ClassificationRule> rules;
+    private final FailureClass unknownClass;
+    private final int maxMessageChars;
+
+    public Classifier(List<ClassificationRule> rules, FailureClass unknownClass, int maxMessageChars) {
+        if (maxMessageChars < 16) {
+            throw new IllegalArgumentException("maxMessageChars must be at least 16");
+        }
+        this.rules = List.copyOf(rules);
+        this.unknownClass = unknownClass;
+        this.maxMessageChars = maxMessageChars;
+    }
+
+    public Failure classify(Throwable thrown) {
+        List<Throwable> chain = causeChain(thrown);
+        for (Throwable t : chain) {
+            if (t instanceof JobFailure jf) {
+                return new Failure(jf.failureClass(), t.getClass().getSimpleName(), Scrubber.scrub(t.getMessage(), maxMessageChars));
+            }
+        }
+        for (Throwable t : chain) {
+            for (ClassificationRule rule : rules) {
+                if (rule.matches(t)) {
+                    return new Failure(rule.failureClass(), thrown.getClass().getSimpleName(), Scrubber.scrub(thrown.getMessage(), maxMessageChars));
+                }
+            }
+        }
+        return new Failure(unknownClass, thrown.getClass().getSimpleName(), Scrubber.scrub(thrown.getMessage(), maxMessageChars));
+    }
+
+    /** Outermost first; stops at cycles. */
+    static List<Throwable> causeChain(Throwable thrown) {
+        List<Throwable> chain = new ArrayList<>();
+        Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
+        for (Throwable t = thrown; t != null && seen.add(t); t = t.getCause()) {
+            chain.add(t);
+        }
+        return chain;
+    }
+}

@@ -1,0 +1,25 @@
+package io.poisonguard.failure;
+
+/**
+ * Why an attempt failed. Each class carries its own attempt limit and delay ladder, so a quota
+ * error is never counted like a corrupt payload.
+ */
+public enum FailureClass {
+    /** The input cannot change: invalid or unsupported content. Retrying cannot help. */
+    PERMANENT,
+    /** A blip that may clear on its own: timeouts, 5xx answers, broken connections. */
+    TRANSIENT,
+    /** The downstream asked us to slow down (HTTP 429 or a quota error). */
+    THROTTLED,
+    /** The downstream is unavailable as a whole; the item is not at fault. */
+    DEPENDENCY_DOWN,
+    /** Inferred: an attempt started and never finished, so its worker died or hung. */
+    CRASH,
+    /** Rejected by pre-flight admission before any handler saw it. */
+    ADMISSION;
+
+    /** The kebab-case spelling used in configuration keys, metrics tags and message attributes. */
+    public String key() {
+        return name().toLowerCase().replace('_', '-');
+    }
+}

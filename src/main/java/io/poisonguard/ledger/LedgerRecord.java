@@ -1,0 +1,125 @@
+package io.poisonguard.ledger;
+
+import io.poisonguard.failure.FailureClass;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.EnumMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * A job's ledger item: its identity, state, attempt count, failures per class, the lease of the
+ * running attempt and a bounded history. {@code version} guards every write (optimistic
+ * concurrency), so two workers can never both move the same job.
+ */
+public record LedgerRecord(
+        String jobId,
+        String tenant,
+        String jobType,
+        JobState state,
+        int generation,
+        int attempt,
+        Map<FailureClass, Integer> failures,
+        String leaseOwner,
+        Instant leaseUntil,
+        List<AttemptEntry> history,
+        Instant firstSeen,
+        Instant updatedAt,
+        FailureClass quarantineClass,
+        String quarantineReason,
+        long version,
+        Instant expiresAt) {
+
+    public LedgerRecord {
+        failures = failures == null || failures.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(failures));
+        history = history == null ? List.of() : List.copyOf(history);
+    }
+
+    public static LedgerRecord fresh(String jobId, String tenant, String jobType, int generation, Instant now) {
+        return new LedgerRecord(jobId, tenant, jobType, null, generation, 0, Map.of(), null, null, List.of(), now, now, null, null, 0, null);
+    }
+
+    public boolean isNew() {
+        return state == null;
+    }
+
+    public int failuresOf(FailureClass c) {
+        return failures.getOrDefault(c, 0);
+    }
+
+    public boolean leaseHeldAt(Instant now) {
+        return state == JobState.ACTIVE && leaseUntil != null && leaseUntil.isAfter(now);
+    }
+
+    /** The history entry of the current attempt, if it is the newest one. */
+    public AttemptEntry currentEntry() {
+        return history.isEmpty() ? null : history.get(history.size() - 1);
+    }
+
+    /** Moves to {@code target}, refusing transitions the state table does not allow. */
+    public LedgerRecord moveTo(JobState target, Instant now) {
+        if (state != null && !state.canMoveTo(target)) {
+            throw new IllegalStateException("job " + jobId + ": " + state + " -> " + target + " is not allowed");
+        }
+        return new LedgerRecord(jobId, tenant, jobType, target, generation, attempt, failures, leaseOwner, leaseUntil,
+                history, firstSeen, now, quarantineClass, quarantineReason, version, expiresAt);
+    }
+
+    public LedgerRecord withLease(String owner, Instant until) {
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, owner, until,
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+    }
+
+    public LedgerRecord withAttempt(int newAttempt) {
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, newAttempt, failures, leaseOwner, leaseUntil,
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+    }
+
+    public LedgerRecord withFailureCounted(FailureClass c) {
+        Map<FailureClass, Integer> next = new EnumMap<>(FailureClass.class);
+        next.putAll(failures);
+        next.merge(c, 1, Integer::sum);
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, next, leaseOwner, leaseUntil,
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+    }
+
+    /** Appends an entry, keeping only the newest {@code limit} entries. */
+    public LedgerRecord withEntry(AttemptEntry entry, int limit) {
+        List<AttemptEntry> next = new ArrayList<>(history);
+        next.add(entry);
+        while (next.size() > limit) {
+            next.remove(0);
+        }
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
+                next, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+    }
+
+    /** Replaces the newest entry (the attempt that is ending). */
+    public LedgerRecord withCurrentEntry(AttemptEntry entry) {
+        if (history.isEmpty()) {
+            throw new IllegalStateException("job " + jobId + " has no attempt to end");
+        }
+        List<AttemptEntry> next = new ArrayList<>(history);
+        next.set(next.size() - 1, entry);
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
+                next, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+    }
+
+    public LedgerRecord withQuarantine(FailureClass c, String reason) {
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, null, null,
+                history, firstSeen, updatedAt, c, reason, version, expiresAt);
+    }
+
+    public LedgerRecord withExpiry(Instant at) {
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, at);
+    }
+
+    /** The record as the store holds it after a successful write. */
+    public LedgerRecord withVersion(long v) {
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, v, expiresAt);
+    }
+}

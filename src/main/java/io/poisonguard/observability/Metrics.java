@@ -1,0 +1,69 @@
+package io.poisonguard.observability;
+
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.MeterRegistry;
+import io.micrometer.core.instrument.Timer;
+import io.poisonguard.failure.FailureClass;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.util.concurrent.atomic.AtomicInteger;
+
+/**
+ * Every meter the service exports. Tags carry classes, outcomes and reasons, never job ids or
+ * payload data (unbounded cardinality and privacy).
+ */
+@ApplicationScoped
+public class Metrics {
+    /** Outcome tag values of {@code poison_guard_outcomes_total}. */
+    public enum Outcome { SUCCEEDED, RETRY_SCHEDULED, QUARANTINED, DUPLICATE_DROPPED, DEFERRED_ACTIVE_ELSEWHERE, LEFT_TO_REDELIVER }
+
+    private final MeterRegistry registry;
+    private final AtomicInteger inFlight = new AtomicInteger();
+    private final DistributionSummary queueAge;
+    private final Counter received;
+
+    public Metrics(MeterRegistry registry) {
+        this.registry = registry;
+        this.queueAge = DistributionSummary.builder("poison.guard.queue.age")
+                .description("Seconds between a message's SentTimestamp and its receive")
+                .baseUnit("seconds")
+                .publishPercentiles(0.5, 0.99)
+                .register(registry);
+        this.received = Counter.builder("poison.guard.received").description("Messages received from the main queue").register(registry);
+        registry.gauge("poison.guard.in.flight", inFlight);
+    }
+
+    public void received(Duration age) {
+        received.increment();
+        queueAge.record(Math.max(0, age.toMillis()) / 1000.0);
+    }
+
+    public void outcome(Outcome outcome, FailureClass failureClass) {
+        Counter.builder("poison.guard.outcomes")
+                .description("How received messages ended, by outcome and failure class")
+                .tag("outcome", outcome.name().toLowerCase())
+                .tag("failure_class", failureClass == null ? "none" : failureClass.name())
+                .register(registry).increment();
+    }
+
+    public void quarantined(FailureClass failureClass) {
+        Counter.builder("poison.guard.quarantined").description("Jobs quarantined, by failure class")
+                .tag("failure_class", failureClass.name()).register(registry).increment();
+    }
+
+    public void admissionRejected(String reason) {
+        Counter.builder("poison.guard.admission.rejections").description("Pre-flight rejections, by reason")
+                .tag("reason", reason).register(registry).increment();
+    }
+
+    public void handled(String jobType, String result, Duration took) {
+        Timer.builder("poison.guard.handler").description("Handler run time, by job type and result")
+                .tag("job_type", jobType).tag("result", result).register(registry).record(took);
+    }
+
+    public AtomicInteger inFlight() {
+        return inFlight;
+    }
+}

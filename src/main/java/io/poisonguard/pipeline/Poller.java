@@ -1,0 +1,144 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.observability.Metrics;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
+ * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency is bounded by a
+ * semaphore, so the process never holds more messages than it can work on; anything it holds
+ * beyond that would sit invisible and age for nothing.
+ */
+@ApplicationScoped
+public class Poller {
+    private static final Logger LOG = Logger.getLogger(Poller.class);
+    private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
+
+    private final SourceQueue source;
+    private final JobProcessor processor;
+    private final Metrics metrics;
+    private final PoisonGuardConfig.Consumer settings;
+    private final Semaphore slots;
+    private volatile boolean running;
+    private Thread receiver;
+    private ExecutorService workers;
+
+    public Poller(SourceQueue source, JobProcessor processor, Metrics metrics, PoisonGuardConfig config) {
+        this.source = source;
+        this.processor = processor;
+        this.metrics = metrics;
+        this.settings = config.consumer();
+        this.slots = new Semaphore(settings.concurrency());
+    }
+
+    public synchronized void start() {
+        if (running) {
+            return;
+        }
+        running = true;
+        workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("poison-guard-job-", 0).factory());
+        receiver = Thread.ofPlatform().name("poison-guard-receiver").daemon().start(this::receiveLoop);
+        LOG.infof("Polling with concurrency %d, long-poll %ss, visibility %ss",
+                settings.concurrency(), settings.receiveWait().toSeconds(), settings.visibilityTimeout().toSeconds());
+    }
+
+    public boolean isRunning() {
+        return running;
+    }
+
+    private void receiveLoop() {
+        while (running) {
+            int want;
+            try {
+                slots.acquire();
+                want = 1 + slots.drainPermits();
+                if (want > settings.maxMessages()) {
+                    slots.release(want - settings.maxMessages());
+                    want = settings.maxMessages();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            }
+            List<InboundMessage> batch;
+            try {
+                batch = source.receive(want, settings.receiveWait(), settings.visibilityTimeout());
+            } catch (RuntimeException e) {
+                slots.release(want);
+                LOG.warnf("ReceiveMessage failed (%s); retrying in %ss", e.getClass().getSimpleName(), ERROR_PAUSE.toSeconds());
+                pause();
+                continue;
+            }
+            slots.release(want - batch.size());
+            for (InboundMessage m : batch) {
+                if (!running) {
+                    release(m);
+                    slots.release();
+                    continue;
+                }
+                metrics.inFlight().incrementAndGet();
+                workers.execute(() -> {
+                    try {
+                        processor.process(m);
+                    } catch (RuntimeException e) {
+                        LOG.errorf("Message %s: processing failed (%s: %s); it will redeliver", m.messageId(),
+                                e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
+                    } finally {
+                        metrics.inFlight().decrementAndGet();
+                        slots.release();
+                    }
+                });
+            }
+        }
+    }
+
+    /** Makes a message received during shutdown visible again at once, so another worker can take it. */
+    private void release(InboundMessage m) {
+        try {
+            source.changeVisibility(m, Duration.ZERO);
+        } catch (RuntimeException e) {
+            LOG.debugf("Could not release message %s; it reappears after its visibility timeout", m.messageId());
+        }
+    }
+
+    private void pause() {
+        try {
+            Thread.sleep(ERROR_PAUSE);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /**
+     * Stops receiving, then waits up to {@code shutdown-grace} for running handlers. Anything still
+     * running after that keeps its ledger lease until it runs out, so the job redelivers and is
+     * counted as a crash: nothing is lost.
+     */
+    public synchronized void stop() {
+        if (!running) {
+            return;
+        }
+        running = false;
+        receiver.interrupt();
+        workers.shutdown();
+        try {
+            if (!workers.awaitTermination(settings.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
+                LOG.warnf("%d jobs still running after the shutdown grace; they will redeliver", metrics.inFlight().get());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        source.flush();
+        LOG.info("Polling stopped");
+    }
+}

@@ -1,0 +1,91 @@
+package io.poisonguard.pipeline;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+import io.poisonguard.admission.Diagnostics;
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.observability.Metrics;
+import io.poisonguard.observability.Metrics.Outcome;
+import io.poisonguard.quarantine.DeadLetterSink;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStore;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Instant;
+
+/**
+ * Completes a quarantine whose ledger state is already QUARANTINED: quarantine record, then the
+ * dead-letter copy, then the delete from the main queue. Each step is safe to repeat, so a crash
+ * anywhere leaves a copy that comes back and finishes the job here (invariant 2: may duplicate in
+ * the DLQ, never loses).
+ */
+@ApplicationScoped
+public class Quarantiner {
+    private static final Logger LOG = Logger.getLogger(Quarantiner.class);
+    /** The one structured event per quarantine goes to its own category so it can be routed to alerting. */
+    private static final Logger EVENTS = Logger.getLogger("poison-guard.events");
+
+    private final QuarantineStore store;
+    private final DeadLetterSink deadLetters;
+    private final SourceQueue source;
+    private final Clock clock;
+    private final Metrics metrics;
+    private final PoisonGuardConfig config;
+    private final ObjectMapper json;
+
+    public Quarantiner(QuarantineStore store, DeadLetterSink deadLetters, SourceQueue source, Clock clock, Metrics metrics,
+                       PoisonGuardConfig config, ObjectMapper json) {
+        this.store = store;
+        this.deadLetters = deadLetters;
+        this.source = source;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.config = config;
+        this.json = json;
+    }
+
+    public void complete(LedgerRecord record, InboundMessage m, Diagnostics diagnostics) {
+        Instant now = clock.instant();
+        boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine()));
+        String deadLetterId;
+        try {
+            deadLetterId = deadLetters.send(m, record.jobId(), record.quarantineClass(), record.attempt(), record.quarantineReason());
+        } catch (RuntimeException e) {
+            // Not durable in the DLQ yet, so the source copy must stay. It comes back, finds the job
+            // QUARANTINED and tries again; SQS's redrive backstop takes it if this never succeeds.
+            source.changeVisibility(m, config.consumer().visibilityTimeout());
+            metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
+            LOG.errorf("Job %s: dead-letter copy failed (%s); the message stays on the main queue and will be retried",
+                    record.jobId(), e.getClass().getSimpleName());
+            return;
+        }
+        source.delete(m);
+        metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
+        if (first) {
+            metrics.quarantined(record.quarantineClass());
+            EVENTS.info(event(record, deadLetterId, now));
+        } else {
+            LOG.infof("Job %s: another copy forwarded to the dead-letter queue (already quarantined)", record.jobId());
+        }
+    }
+
+    private String event(LedgerRecord r, String deadLetterId, Instant now) {
+        ObjectNode e = json.createObjectNode();
+        e.put("event", "job.quarantined");
+        e.put("jobId", r.jobId());
+        e.put("tenant", r.tenant());
+        e.put("jobType", r.jobType());
+        e.put("failureClass", r.quarantineClass().name());
+        e.put("attempts", r.attempt());
+        e.put("generation", r.generation());
+        e.put("reason", r.quarantineReason());
+        e.put("deadLetterMessageId", deadLetterId);
+        e.put("firstSeen", r.firstSeen().toString());
+        e.put("quarantinedAt", now.toString());
+        return e.toString();
+    }
+}

@@ -1,0 +1,49 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.ledger.LedgerRecord;
+
+import java.time.Instant;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * One attempt in flight: the message, the newest ledger record this worker wrote for it, and a lock
+ * that keeps the heartbeat and the final write from racing on the record's version.
+ */
+final class Running {
+    final InboundMessage message;
+    final ReentrantLock lock = new ReentrantLock();
+    private LedgerRecord record;
+    private Instant extendedAt;
+    private boolean finished;
+
+    Running(InboundMessage message, LedgerRecord record, Instant startedAt) {
+        this.message = message;
+        this.record = record;
+        this.extendedAt = startedAt;
+    }
+
+    LedgerRecord record() {
+        return record;
+    }
+
+    void record(LedgerRecord r) {
+        this.record = r;
+    }
+
+    Instant extendedAt() {
+        return extendedAt;
+    }
+
+    void extendedAt(Instant t) {
+        this.extendedAt = t;
+    }
+
+    boolean finished() {
+        return finished;
+    }
+
+    void finish() {
+        finished = true;
+    }
+}

@@ -1,0 +1,41 @@
+package io.poisonguard.quarantine;
+
+import io.poisonguard.admission.Diagnostics;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.AttemptEntry;
+import io.poisonguard.ledger.LedgerRecord;
+
+import java.time.Instant;
+import java.util.List;
+
+/**
+ * The operator's view of a quarantined job: metadata and bounded diagnostics, never the payload
+ * (invariant 8). The payload lives in the dead-letter queue for as long as its retention allows;
+ * {@code expiresAt} is this record's TTL.
+ */
+public record QuarantineRecord(
+        String jobId,
+        String tenant,
+        String jobType,
+        int generation,
+        FailureClass failureClass,
+        String reason,
+        int attempts,
+        Diagnostics diagnostics,
+        List<AttemptEntry> history,
+        Instant firstSeen,
+        Instant lastSeen,
+        Instant quarantinedAt,
+        Instant expiresAt,
+        String sourceMessageId) {
+
+    public QuarantineRecord {
+        history = history == null ? List.of() : List.copyOf(history);
+    }
+
+    public static QuarantineRecord of(LedgerRecord ledger, Diagnostics diagnostics, String sourceMessageId, Instant now, java.time.Duration retention) {
+        return new QuarantineRecord(ledger.jobId(), ledger.tenant(), ledger.jobType(), ledger.generation(),
+                ledger.quarantineClass(), ledger.quarantineReason(), ledger.attempt(), diagnostics, ledger.history(),
+                ledger.firstSeen(), ledger.updatedAt(), now, now.plus(retention), sourceMessageId);
+    }
+}

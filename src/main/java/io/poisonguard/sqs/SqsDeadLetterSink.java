@@ -1,0 +1,62 @@
+package io.poisonguard.sqs;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.admission.MessageAttribute;
+import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.quarantine.DeadLetterSink;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Sends dead-letter copies: the original body and attributes plus the quarantine attributes. SQS
+ * allows at most 10 message attributes, so the four quarantine attributes go first and originals
+ * fill the rest; any original that does not fit is named in the log (never its value).
+ */
+@ApplicationScoped
+public class SqsDeadLetterSink implements DeadLetterSink {
+    private static final Logger LOG = Logger.getLogger(SqsDeadLetterSink.class);
+    static final int SQS_MAX_ATTRIBUTES = 10;
+    static final int MAX_REASON_CHARS = 256;
+
+    private final SqsClient sqs;
+    private final QueueUrls urls;
+
+    public SqsDeadLetterSink(SqsClient sqs, QueueUrls urls) {
+        this.sqs = sqs;
+        this.urls = urls;
+    }
+
+    @Override
+    public String send(InboundMessage original, String jobId, FailureClass failureClass, int attempts, String reason) {
+        Map<String, MessageAttribute> attrs = deadLetterAttributes(original, jobId, failureClass, attempts, reason);
+        List<String> dropped = original.attributes().keySet().stream().filter(k -> !attrs.containsKey(k)).sorted().toList();
+        if (!dropped.isEmpty()) {
+            LOG.warnf("Dead-letter copy of job %s leaves out attributes %s (SQS allows %d)", jobId, dropped, SQS_MAX_ATTRIBUTES);
+        }
+        return sqs.sendMessage(b -> b.queueUrl(urls.deadLetter())
+                .messageBody(original.body())
+                .messageAttributes(SqsJobQueue.toSdk(attrs))).messageId();
+    }
+
+    static Map<String, MessageAttribute> deadLetterAttributes(InboundMessage original, String jobId, FailureClass failureClass,
+                                                              int attempts, String reason) {
+        Map<String, MessageAttribute> attrs = new LinkedHashMap<>();
+        attrs.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
+        attrs.put(WireAttributes.FAILURE_CLASS, MessageAttribute.string(failureClass.name()));
+        attrs.put(WireAttributes.ATTEMPTS, MessageAttribute.number(attempts));
+        String r = reason == null || reason.isBlank() ? "unspecified" : reason;
+        attrs.put(WireAttributes.QUARANTINE_REASON, MessageAttribute.string(r.length() > MAX_REASON_CHARS ? r.substring(0, MAX_REASON_CHARS) : r));
+        original.attributes().entrySet().stream()
+                .filter(e -> !attrs.containsKey(e.getKey()))
+                .sorted(Map.Entry.comparingByKey())
+                .limit(SQS_MAX_ATTRIBUTES - attrs.size())
+                .forEach(e -> attrs.put(e.getKey(), e.getValue()));
+        return attrs;
+    }
+}

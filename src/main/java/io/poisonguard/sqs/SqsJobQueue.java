@@ -1,0 +1,165 @@
+package io.poisonguard.sqs;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.admission.MessageAttribute;
+import io.poisonguard.pipeline.SourceQueue;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.SqsException;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * The main queue over SQS. Deletes are buffered and sent ten at a time (DeleteMessageBatch's limit)
+ * by a background flusher; a delete that fails only means the copy comes back and is dropped as a
+ * duplicate of a finished job.
+ */
+@ApplicationScoped
+public class SqsJobQueue implements SourceQueue {
+    private static final Logger LOG = Logger.getLogger(SqsJobQueue.class);
+    private static final int BATCH = 10;
+    private static final Duration LINGER = Duration.ofMillis(50);
+
+    private final SqsClient sqs;
+    private final QueueUrls urls;
+    private final Clock clock;
+    private final LinkedBlockingQueue<String> pendingDeletes = new LinkedBlockingQueue<>();
+    private final Thread flusher;
+    private volatile boolean open = true;
+
+    public SqsJobQueue(SqsClient sqs, QueueUrls urls, Clock clock) {
+        this.sqs = sqs;
+        this.urls = urls;
+        this.clock = clock;
+        this.flusher = Thread.ofVirtual().name("poison-guard-delete-flusher").start(this::flushLoop);
+    }
+
+    @Override
+    public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
+        List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(urls.jobs())
+                .maxNumberOfMessages(max)
+                .waitTimeSeconds((int) wait.toSeconds())
+                .visibilityTimeout((int) visibility.toSeconds())
+                .messageAttributeNames("All")
+                .messageSystemAttributeNames(MessageSystemAttributeName.SENT_TIMESTAMP,
+                        MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT)).messages();
+        Instant now = clock.instant();
+        return messages.stream().map(m -> toDomain(m, now)).toList();
+    }
+
+    static InboundMessage toDomain(Message m, Instant receivedAt) {
+        Map<String, MessageAttribute> attrs = new HashMap<>();
+        m.messageAttributes().forEach((k, v) -> attrs.put(k, new MessageAttribute(v.dataType(), v.stringValue(),
+                v.binaryValue() == null ? null : v.binaryValue().asByteArray())));
+        String sent = m.attributes().get(MessageSystemAttributeName.SENT_TIMESTAMP);
+        String count = m.attributes().get(MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT);
+        return new InboundMessage(m.messageId(), m.receiptHandle(), m.body(), attrs,
+                sent == null ? receivedAt : Instant.ofEpochMilli(Long.parseLong(sent)),
+                count == null ? 1 : Integer.parseInt(count), receivedAt);
+    }
+
+    static Map<String, MessageAttributeValue> toSdk(Map<String, MessageAttribute> attrs) {
+        Map<String, MessageAttributeValue> out = new HashMap<>();
+        attrs.forEach((k, v) -> {
+            MessageAttributeValue.Builder b = MessageAttributeValue.builder().dataType(v.dataType());
+            if (v.binaryValue() != null) {
+                b.binaryValue(SdkBytes.fromByteArray(v.binaryValue()));
+            } else {
+                b.stringValue(v.stringValue());
+            }
+            out.put(k, b.build());
+        });
+        return out;
+    }
+
+    @Override
+    public void delete(InboundMessage message) {
+        pendingDeletes.add(message.receiptHandle());
+    }
+
+    @Override
+    public void changeVisibility(InboundMessage message, Duration delay) {
+        sqs.changeMessageVisibility(b -> b.queueUrl(urls.jobs()).receiptHandle(message.receiptHandle())
+                .visibilityTimeout((int) Math.max(0, delay.toSeconds())));
+    }
+
+    @Override
+    public void flush() {
+        List<String> batch = new ArrayList<>();
+        while (pendingDeletes.drainTo(batch, BATCH) > 0) {
+            sendBatch(batch);
+            batch.clear();
+        }
+    }
+
+    private void flushLoop() {
+        List<String> batch = new ArrayList<>(BATCH);
+        while (open || !pendingDeletes.isEmpty()) {
+            try {
+                String first = pendingDeletes.poll(200, TimeUnit.MILLISECONDS);
+                if (first == null) {
+                    continue;
+                }
+                batch.add(first);
+                long deadline = System.nanoTime() + LINGER.toNanos();
+                while (batch.size() < BATCH) {
+                    String next = pendingDeletes.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
+                    if (next == null) {
+                        break;
+                    }
+                    batch.add(next);
+                }
+                sendBatch(batch);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return;
+            } finally {
+                batch.clear();
+            }
+        }
+    }
+
+    private void sendBatch(List<String> receipts) {
+        List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
+        for (int i = 0; i < receipts.size(); i++) {
+            entries.add(DeleteMessageBatchRequestEntry.builder().id("d" + i).receiptHandle(receipts.get(i)).build());
+        }
+        try {
+            DeleteMessageBatchResponse r = sqs.deleteMessageBatch(b -> b.queueUrl(urls.jobs()).entries(entries));
+            if (r.hasFailed() && !r.failed().isEmpty()) {
+                LOG.warnf("%d of %d deletes failed (the copies will come back and be dropped as duplicates): %s",
+                        r.failed().size(), entries.size(), r.failed().get(0).code());
+            }
+        } catch (SqsException e) {
+            LOG.warnf("DeleteMessageBatch failed for %d messages (they will come back and be dropped as duplicates): %s",
+                    entries.size(), e.awsErrorDetails() == null ? e.getMessage() : e.awsErrorDetails().errorCode());
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        open = false;
+        try {
+            flusher.join(Duration.ofSeconds(5));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        flush();
+    }
+}
