@@ -8,6 +8,7 @@ import io.poisonguard.handler.JobHandlers;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
 import jakarta.inject.Named;
+import jakarta.inject.Singleton;
 
 import java.lang.management.ManagementFactory;
 import java.net.InetAddress;
@@ -20,51 +21,51 @@ import java.util.random.RandomGenerator;
 public class ConfigBeans {
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     Names names(PoisonGuardConfig config) {
         Settings.requirePrefix(config.prefix());
         return new Names(config.prefix());
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     Clock clock() {
         return Clock.systemUTC();
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     RandomGenerator random() {
         // java.util.Random is safe to share between threads; the pipeline draws jitter from many.
         return new java.util.Random();
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     Policy policy(PoisonGuardConfig config) {
         return Settings.policy(config);
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     Decisions decisions(Policy policy) {
         return new Decisions(policy);
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     Classifier classifier(PoisonGuardConfig config) {
         return Settings.classifier(config.failure());
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     Preflight preflight(PoisonGuardConfig config, JobHandlers handlers) {
         return new Preflight(Settings.admission(config.admission()), handlers);
     }
 
     @Produces
-    @ApplicationScoped
+    @Singleton
     @Named("worker-id")
     String workerId(PoisonGuardConfig config) {
         return config.workerId().filter(s -> !s.isBlank()).orElseGet(ConfigBeans::defaultWorkerId);

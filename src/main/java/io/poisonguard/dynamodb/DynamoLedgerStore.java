@@ -67,8 +67,8 @@ public final class DynamoLedgerStore implements LedgerStore {
             }
         }
         String condition;
-        names.put("#key", KEY);
         if (next.version() == 0) {
+            names.put("#key", KEY);
             values.put(":now", Attrs.epochSeconds(clock.instant()));
             condition = "attribute_not_exists(#key) OR #expiresAt < :now";
         } else {

@@ -3,6 +3,7 @@ package io.poisonguard.sqs;
 import io.poisonguard.config.Names;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.InvalidAttributeNameException;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 import software.amazon.awssdk.services.sqs.model.QueueDoesNotExistException;
 
@@ -39,9 +40,14 @@ public final class QueueBootstrap {
                 QueueAttributeName.REDRIVE_POLICY, "{\"deadLetterTargetArn\":\"" + dlqArn + "\",\"maxReceiveCount\":\"" + maxReceiveCount + "\"}"));
         String mainArn = sqs.getQueueAttributes(b -> b.queueUrl(mainUrl).attributeNames(QueueAttributeName.QUEUE_ARN))
                 .attributes().get(QueueAttributeName.QUEUE_ARN);
-        // Only the main queue may use this DLQ. ElasticMQ accepts and ignores this attribute.
-        sqs.setQueueAttributes(b -> b.queueUrl(dlqUrl).attributes(Map.of(QueueAttributeName.REDRIVE_ALLOW_POLICY,
-                "{\"redrivePermission\":\"byQueue\",\"sourceQueueArns\":[\"" + mainArn + "\"]}")));
+        try {
+            // Only the main queue may use this DLQ.
+            sqs.setQueueAttributes(b -> b.queueUrl(dlqUrl).attributes(Map.of(QueueAttributeName.REDRIVE_ALLOW_POLICY,
+                    "{\"redrivePermission\":\"byQueue\",\"sourceQueueArns\":[\"" + mainArn + "\"]}")));
+        } catch (InvalidAttributeNameException e) {
+            LOG.warnf("The SQS endpoint does not support RedriveAllowPolicy (an emulator gap); %s accepts any source queue",
+                    names.deadLetterQueue());
+        }
         ensure(names.noticesQueue(), Map.of(QueueAttributeName.MESSAGE_RETENTION_PERIOD, Long.toString(DLQ_RETENTION.toSeconds())));
         LOG.infof("Queues ready: %s (redrive backstop after %d receives), %s, %s",
                 names.jobsQueue(), maxReceiveCount, names.deadLetterQueue(), names.noticesQueue());

@@ -1,0 +1,339 @@
+package io.poisonguard.disposition;
+
+import io.poisonguard.failure.Failure;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ladder.Jitter;
+import io.poisonguard.ladder.Ladder;
+import io.poisonguard.ledger.AttemptEntry;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Optional;
+import java.util.Random;
+
+import static io.poisonguard.disposition.Policies.LEASE;
+import static io.poisonguard.disposition.Policies.policy;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class DecisionsTest {
+    private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
+    private static final String WORKER = "worker-a";
+    private static final String OTHER_WORKER = "worker-b";
+
+    private final Random random = new Random(42);
+
+    private static LedgerRecord fresh() {
+        return LedgerRecord.fresh("job-1", "acme", "permit-report", 1, NOW);
+    }
+
+    private LedgerRecord run(Decisions decisions, LedgerRecord record, Instant at) {
+        Intake intake = decisions.intake(record, Optional.empty(), at, WORKER, random);
+        return assertInstanceOf(Intake.Run.class, intake, "expected the job to run").next();
+    }
+
+    private Disposition fail(Decisions decisions, LedgerRecord running, FailureClass c, Instant at) {
+        return decisions.failed(running, new Failure(c, "BoomException", "boom " + c), at, random);
+    }
+
+    @Test
+    void aNewJobRunsAsAttemptOneUnderALeaseWithARunningHistoryEntry() {
+        Intake intake = policy().decisions().intake(fresh(), Optional.empty(), NOW, WORKER, random);
+
+        LedgerRecord next = assertInstanceOf(Intake.Run.class, intake).next();
+        assertEquals(1, next.attempt());
+        assertEquals(JobState.ACTIVE, next.state());
+        assertEquals(WORKER, next.leaseOwner());
+        assertEquals(NOW.plus(LEASE), next.leaseUntil());
+        assertEquals(1, next.history().size());
+        AttemptEntry entry = next.currentEntry();
+        assertEquals(AttemptOutcome.RUNNING, entry.outcome());
+        assertEquals(1, entry.number());
+        assertEquals(1, entry.generation());
+        assertEquals(WORKER, entry.worker());
+        assertEquals(NOW, entry.startedAt());
+        assertNull(entry.endedAt());
+    }
+
+    @Test
+    void aSuccessCompletesTheJobReleasesTheLeaseAndKeepsTheRecordForTheGivenTime() {
+        Decisions decisions = policy().decisions();
+        LedgerRecord running = run(decisions, fresh(), NOW);
+
+        Disposition done = decisions.succeeded(running, NOW.plusSeconds(5), Duration.ofDays(7));
+
+        LedgerRecord next = assertInstanceOf(Disposition.Complete.class, done).next();
+        assertEquals(JobState.SUCCEEDED, next.state());
+        assertNull(next.leaseOwner());
+        assertNull(next.leaseUntil());
+        assertEquals(NOW.plusSeconds(5).plus(Duration.ofDays(7)), next.expiresAt());
+        assertEquals(AttemptOutcome.SUCCEEDED, next.currentEntry().outcome());
+        assertEquals(NOW.plusSeconds(5), next.currentEntry().endedAt());
+    }
+
+    @Test
+    void aCopyOfASucceededJobIsNotRunAgain() {
+        Decisions decisions = policy().decisions();
+        LedgerRecord done = decisions.succeeded(run(decisions, fresh(), NOW), NOW.plusSeconds(1), Duration.ofDays(7)).next();
+
+        Intake intake = decisions.intake(done, Optional.empty(), NOW.plusSeconds(2), OTHER_WORKER, random);
+
+        assertEquals(done, assertInstanceOf(Intake.AlreadySucceeded.class, intake).current());
+    }
+
+    @Test
+    void aCopyOfAQuarantinedJobIsNeverRunEvenLongAfterAnyLeaseExpired() {
+        Decisions decisions = policy().limit(FailureClass.PERMANENT, 1).decisions();
+        LedgerRecord quarantined = fail(decisions, run(decisions, fresh(), NOW), FailureClass.PERMANENT, NOW).next();
+
+        Intake intake = decisions.intake(quarantined, Optional.empty(), NOW.plus(Duration.ofDays(3)), OTHER_WORKER, random);
+
+        assertEquals(quarantined, assertInstanceOf(Intake.AlreadyQuarantined.class, intake).current());
+    }
+
+    @Test
+    void aCopyOfAJobLeasedByAnotherWorkerWaitsForTheRemainingLeasePlusOneSecond() {
+        Decisions decisions = policy().decisions();
+        LedgerRecord running = run(decisions, fresh(), NOW);
+
+        Intake intake = decisions.intake(running, Optional.empty(), NOW.plusSeconds(20), OTHER_WORKER, random);
+
+        Intake.ActiveElsewhere elsewhere = assertInstanceOf(Intake.ActiveElsewhere.class, intake);
+        assertEquals(Duration.ofSeconds(41), elsewhere.retryIn());
+        assertEquals(running, elsewhere.current());
+    }
+
+    @Test
+    void anExpiredLeaseOnAnActiveJobCountsACrashAndMarksTheOpenAttemptCrashed() {
+        Decisions decisions = policy().limit(FailureClass.CRASH, 3).decisions();
+        LedgerRecord running = run(decisions, fresh(), NOW);
+        Instant afterLease = running.leaseUntil().plusSeconds(1);
+
+        Intake intake = decisions.intake(running, Optional.empty(), afterLease, OTHER_WORKER, random);
+
+        Disposition disposition = assertInstanceOf(Intake.Decided.class, intake).disposition();
+        Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class, disposition);
+        assertEquals(Duration.ofSeconds(10), retry.delay());
+        LedgerRecord next = retry.next();
+        assertEquals(1, next.failuresOf(FailureClass.CRASH));
+        assertEquals(JobState.RETRY_WAIT, next.state());
+        assertNull(next.leaseOwner());
+        assertEquals(1, next.history().size());
+        AttemptEntry crashed = next.currentEntry();
+        assertEquals(1, crashed.number());
+        assertEquals(AttemptOutcome.CRASHED, crashed.outcome());
+        assertEquals(FailureClass.CRASH, crashed.failureClass());
+        assertEquals(afterLease, crashed.endedAt());
+        assertEquals(Duration.ofSeconds(10), crashed.retryDelay());
+    }
+
+    @Test
+    void aCrashOnALadderWithoutDelayStartsTheNextAttemptInTheSameIntake() {
+        Ladder immediate = new Ladder(Duration.ZERO, 1, Duration.ZERO, Jitter.NONE);
+        Decisions decisions = policy().limit(FailureClass.CRASH, 3).ladder(FailureClass.CRASH, immediate).decisions();
+        LedgerRecord running = run(decisions, fresh(), NOW);
+        Instant afterLease = running.leaseUntil().plusSeconds(1);
+
+        Intake intake = decisions.intake(running, Optional.empty(), afterLease, OTHER_WORKER, random);
+
+        LedgerRecord next = assertInstanceOf(Intake.Run.class, intake).next();
+        assertEquals(2, next.attempt());
+        assertEquals(1, next.failuresOf(FailureClass.CRASH));
+        assertEquals(OTHER_WORKER, next.leaseOwner());
+        assertEquals(List.of(AttemptOutcome.CRASHED, AttemptOutcome.RUNNING),
+                next.history().stream().map(AttemptEntry::outcome).toList());
+    }
+
+    @Test
+    void aJobThatCrashesItsWorkerEveryTimeIsQuarantinedAsCrashAndNeverRunAgain() {
+        Decisions decisions = policy().limit(FailureClass.CRASH, 3).decisions();
+        LedgerRecord record = fresh();
+        Instant now = NOW;
+        Disposition last = null;
+        int runs = 0;
+        while (runs < 10) {
+            Intake intake = decisions.intake(record, Optional.empty(), now, WORKER, random);
+            if (intake instanceof Intake.Decided decided) {
+                last = decided.disposition();
+                record = last.next();
+                if (last instanceof Disposition.RetryAfter retry) {
+                    now = now.plus(retry.delay());
+                    continue;
+                }
+                break;
+            }
+            record = assertInstanceOf(Intake.Run.class, intake).next();
+            runs++;
+            now = record.leaseUntil().plusMillis(1);
+        }
+
+        Disposition.Quarantine quarantine = assertInstanceOf(Disposition.Quarantine.class, last);
+        assertEquals(3, runs);
+        assertEquals(FailureClass.CRASH, quarantine.failureClass());
+        assertEquals(JobState.QUARANTINED, record.state());
+        assertNull(record.leaseOwner());
+        assertNull(record.leaseUntil());
+        assertEquals(3, record.failuresOf(FailureClass.CRASH));
+        assertTrue(quarantine.reason().contains("CRASH"), quarantine.reason());
+        assertTrue(quarantine.reason().contains("crashed"), quarantine.reason());
+        assertInstanceOf(Intake.AlreadyQuarantined.class,
+                decisions.intake(record, Optional.empty(), now.plus(Duration.ofHours(1)), WORKER, random));
+    }
+
+    @Test
+    void anAdmissionRejectionWithLimitOneQuarantinesAtOnceNamingTheReason() {
+        Decisions decisions = policy().limit(FailureClass.ADMISSION, 1).decisions();
+
+        Intake intake = decisions.intake(fresh(), Optional.of("body-too-large: body is 5000000 bytes"), NOW, WORKER, random);
+
+        Disposition.Quarantine quarantine = assertInstanceOf(Disposition.Quarantine.class,
+                assertInstanceOf(Intake.Decided.class, intake).disposition());
+        assertEquals(FailureClass.ADMISSION, quarantine.failureClass());
+        assertTrue(quarantine.reason().contains("body-too-large"), quarantine.reason());
+        LedgerRecord next = quarantine.next();
+        assertEquals(JobState.QUARANTINED, next.state());
+        assertEquals(FailureClass.ADMISSION, next.quarantineClass());
+        assertEquals(quarantine.reason(), next.quarantineReason());
+        assertEquals(1, next.attempt());
+        assertNull(next.leaseOwner());
+        assertEquals(AttemptOutcome.REJECTED, next.currentEntry().outcome());
+    }
+
+    @Test
+    void anAdmissionRejectionBelowItsLimitWaitsOnTheAdmissionLadder() {
+        Decisions decisions = policy().limit(FailureClass.ADMISSION, 3).decisions();
+
+        Intake intake = decisions.intake(fresh(), Optional.of("unknown-schema-version"), NOW, WORKER, random);
+
+        Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class,
+                assertInstanceOf(Intake.Decided.class, intake).disposition());
+        assertEquals(Duration.ofSeconds(10), retry.delay());
+        assertEquals(JobState.RETRY_WAIT, retry.next().state());
+        assertEquals(AttemptOutcome.REJECTED, retry.next().currentEntry().outcome());
+    }
+
+    @Test
+    void aPermanentFailureWithLimitThreeRetriesTwiceThenQuarantinesNamingTheClass() {
+        Decisions decisions = policy().limit(FailureClass.PERMANENT, 3).decisions();
+        LedgerRecord record = fresh();
+        Instant now = NOW;
+
+        Disposition first = fail(decisions, run(decisions, record, now), FailureClass.PERMANENT, now.plusSeconds(1));
+        Disposition.RetryAfter firstRetry = assertInstanceOf(Disposition.RetryAfter.class, first);
+        now = now.plusSeconds(1).plus(firstRetry.delay());
+        Disposition second = fail(decisions, run(decisions, firstRetry.next(), now), FailureClass.PERMANENT, now.plusSeconds(1));
+        Disposition.RetryAfter secondRetry = assertInstanceOf(Disposition.RetryAfter.class, second);
+        now = now.plusSeconds(1).plus(secondRetry.delay());
+        Disposition third = fail(decisions, run(decisions, secondRetry.next(), now), FailureClass.PERMANENT, now.plusSeconds(1));
+
+        assertEquals(Duration.ofSeconds(10), firstRetry.delay());
+        assertEquals(Duration.ofSeconds(20), secondRetry.delay());
+        Disposition.Quarantine quarantine = assertInstanceOf(Disposition.Quarantine.class, third);
+        assertEquals(FailureClass.PERMANENT, quarantine.failureClass());
+        assertTrue(quarantine.reason().contains("PERMANENT"), quarantine.reason());
+        assertTrue(quarantine.reason().contains("3 of 3"), quarantine.reason());
+        assertTrue(quarantine.reason().contains("boom PERMANENT"), "the reason quotes the last error: " + quarantine.reason());
+        assertEquals(3, quarantine.next().attempt());
+        assertEquals(List.of(AttemptOutcome.FAILED, AttemptOutcome.FAILED, AttemptOutcome.FAILED),
+                quarantine.next().history().stream().map(AttemptEntry::outcome).toList());
+    }
+
+    @Test
+    void eachFailureClassCountsAgainstItsOwnLimit() {
+        Decisions decisions = policy().limit(FailureClass.TRANSIENT, 5).limit(FailureClass.PERMANENT, 1).decisions();
+        LedgerRecord record = fresh();
+        Instant now = NOW;
+        for (int i = 0; i < 2; i++) {
+            Disposition d = fail(decisions, run(decisions, record, now), FailureClass.TRANSIENT, now);
+            Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class, d, "TRANSIENT failure " + (i + 1));
+            record = retry.next();
+            now = now.plus(retry.delay());
+        }
+
+        Disposition d = fail(decisions, run(decisions, record, now), FailureClass.PERMANENT, now);
+
+        Disposition.Quarantine quarantine = assertInstanceOf(Disposition.Quarantine.class, d);
+        assertEquals(FailureClass.PERMANENT, quarantine.failureClass());
+        assertEquals(2, quarantine.next().failuresOf(FailureClass.TRANSIENT));
+        assertEquals(1, quarantine.next().failuresOf(FailureClass.PERMANENT));
+        assertEquals(3, quarantine.next().attempt());
+    }
+
+    @Test
+    void aRetryThatWouldLandPastTheCutoffQuarantinesInsteadOfDroppingTheJob() {
+        Decisions decisions = policy()
+                .limit(FailureClass.TRANSIENT, 100)
+                .ladder(FailureClass.TRANSIENT, new Ladder(Duration.ofMinutes(10), 2, Duration.ofHours(1), Jitter.NONE))
+                .cutoff(FailureClass.TRANSIENT, Duration.ofHours(1))
+                .decisions();
+        Instant late = NOW.plus(Duration.ofMinutes(55));
+        LedgerRecord running = run(decisions, fresh(), late);
+
+        Disposition d = fail(decisions, running, FailureClass.TRANSIENT, late);
+
+        Disposition.Quarantine quarantine = assertInstanceOf(Disposition.Quarantine.class, d);
+        assertEquals(FailureClass.TRANSIENT, quarantine.failureClass());
+        assertTrue(quarantine.reason().contains("cutoff of 1h"), quarantine.reason());
+        assertEquals(JobState.QUARANTINED, quarantine.next().state());
+        assertEquals(FailureClass.TRANSIENT, quarantine.next().quarantineClass());
+        assertNull(quarantine.next().leaseOwner());
+    }
+
+    @Test
+    void aRetryThatStillLandsInsideTheCutoffWaits() {
+        Decisions decisions = policy()
+                .ladder(FailureClass.TRANSIENT, new Ladder(Duration.ofMinutes(10), 2, Duration.ofHours(1), Jitter.NONE))
+                .cutoff(FailureClass.TRANSIENT, Duration.ofHours(1))
+                .decisions();
+        Instant at = NOW.plus(Duration.ofMinutes(49));
+
+        Disposition d = fail(decisions, run(decisions, fresh(), at), FailureClass.TRANSIENT, at);
+
+        assertEquals(Duration.ofMinutes(10), assertInstanceOf(Disposition.RetryAfter.class, d).delay());
+    }
+
+    @Test
+    void historyKeepsOnlyTheNewestEntries() {
+        Decisions decisions = policy().limit(FailureClass.TRANSIENT, 10).historySize(3).decisions();
+        LedgerRecord record = fresh();
+        Instant now = NOW;
+        for (int i = 0; i < 4; i++) {
+            Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class,
+                    fail(decisions, run(decisions, record, now), FailureClass.TRANSIENT, now));
+            record = retry.next();
+            now = now.plus(retry.delay());
+        }
+
+        LedgerRecord fifth = run(decisions, record, now);
+
+        assertEquals(5, fifth.attempt());
+        assertEquals(List.of(3, 4, 5), fifth.history().stream().map(AttemptEntry::number).toList());
+        assertEquals(List.of(AttemptOutcome.FAILED, AttemptOutcome.FAILED, AttemptOutcome.RUNNING),
+                fifth.history().stream().map(AttemptEntry::outcome).toList());
+    }
+
+    @Test
+    void aFailedAttemptRecordsItsClassErrorAndChosenDelay() {
+        Decisions decisions = policy().decisions();
+        LedgerRecord running = run(decisions, fresh(), NOW);
+
+        Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class,
+                fail(decisions, running, FailureClass.THROTTLED, NOW.plusSeconds(3)));
+
+        AttemptEntry entry = retry.next().currentEntry();
+        assertEquals(AttemptOutcome.FAILED, entry.outcome());
+        assertEquals(FailureClass.THROTTLED, entry.failureClass());
+        assertEquals("BoomException", entry.errorType());
+        assertEquals("boom THROTTLED", entry.message());
+        assertEquals(NOW.plusSeconds(3), entry.endedAt());
+        assertEquals(retry.delay(), entry.retryDelay());
+        assertNull(retry.next().leaseOwner());
+    }
+}

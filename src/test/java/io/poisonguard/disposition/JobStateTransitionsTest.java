@@ -1,0 +1,71 @@
+package io.poisonguard.disposition;
+
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.params.ParameterizedTest;
+import org.junit.jupiter.params.provider.Arguments;
+import org.junit.jupiter.params.provider.EnumSource;
+import org.junit.jupiter.params.provider.MethodSource;
+
+import java.time.Instant;
+import java.util.EnumSet;
+import java.util.stream.Stream;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+class JobStateTransitionsTest {
+    private static final Instant NOW = Instant.parse("2026-03-01T10:00:00Z");
+
+    private static LedgerRecord in(JobState state) {
+        return LedgerRecord.fresh("job-1", "acme", "permit-report", 1, NOW).moveTo(state, NOW);
+    }
+
+    @ParameterizedTest
+    @EnumSource(value = JobState.class, names = {"SUCCEEDED", "QUARANTINED"})
+    void finishedStatesHaveNoNextState(JobState terminal) {
+        assertTrue(terminal.next().isEmpty());
+    }
+
+    @Test
+    void anActiveJobCanRetrySucceedOrBeQuarantined() {
+        assertEquals(EnumSet.allOf(JobState.class), JobState.ACTIVE.next());
+    }
+
+    @Test
+    void aWaitingJobCanRunAgainOrBeQuarantinedButNotSucceedWithoutRunning() {
+        assertEquals(EnumSet.of(JobState.ACTIVE, JobState.RETRY_WAIT, JobState.QUARANTINED), JobState.RETRY_WAIT.next());
+    }
+
+    static Stream<Arguments> everyMove() {
+        return Stream.of(JobState.values()).flatMap(from -> Stream.of(JobState.values()).map(to -> Arguments.of(from, to)));
+    }
+
+    @ParameterizedTest(name = "{0} -> {1}")
+    @MethodSource("everyMove")
+    void moveToFollowsTheTransitionTable(JobState from, JobState to) {
+        LedgerRecord record = in(from);
+
+        if (from.canMoveTo(to)) {
+            LedgerRecord moved = record.moveTo(to, NOW.plusSeconds(1));
+            assertEquals(to, moved.state());
+            assertEquals(NOW.plusSeconds(1), moved.updatedAt());
+        } else {
+            IllegalStateException e = assertThrows(IllegalStateException.class, () -> record.moveTo(to, NOW.plusSeconds(1)));
+            assertTrue(e.getMessage().contains("job-1") && e.getMessage().contains(from + " -> " + to), e.getMessage());
+        }
+    }
+
+    @Test
+    void aQuarantinedJobCannotBecomeActiveAgain() {
+        assertThrows(IllegalStateException.class, () -> in(JobState.QUARANTINED).moveTo(JobState.ACTIVE, NOW));
+    }
+
+    @Test
+    void aSucceededJobCannotBeRetriedOrQuarantined() {
+        assertThrows(IllegalStateException.class, () -> in(JobState.SUCCEEDED).moveTo(JobState.RETRY_WAIT, NOW));
+        assertThrows(IllegalStateException.class, () -> in(JobState.SUCCEEDED).moveTo(JobState.QUARANTINED, NOW));
+    }
+}

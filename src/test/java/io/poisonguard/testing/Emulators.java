@@ -1,0 +1,141 @@
+package io.poisonguard.testing;
+
+import org.elasticmq.NodeAddress;
+import org.elasticmq.rest.sqs.SQSRestServer;
+import org.elasticmq.rest.sqs.SQSRestServerBuilder;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.net.ServerSocket;
+import java.net.Socket;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CountDownLatch;
+
+/**
+ * The local AWS stand-ins: ElasticMQ (SQS, embedded in this JVM) and dynalite (DynamoDB, a Node.js
+ * child process). Tests share one pair per JVM and separate themselves by name prefix; {@link #main}
+ * runs the pair as a standalone process for the local demo.
+ */
+public final class Emulators implements AutoCloseable {
+    public static final String REGION = "us-east-1";
+    private static Emulators shared;
+
+    private final SQSRestServer sqs;
+    private final Process dynalite;
+    private final int sqsPort;
+    private final int dynamoPort;
+
+    private Emulators(int sqsPort, int dynamoPort) {
+        this.sqsPort = sqsPort;
+        this.dynamoPort = dynamoPort;
+        this.sqs = SQSRestServerBuilder.withInterface("127.0.0.1")
+                .withPort(sqsPort)
+                .withServerAddress(new NodeAddress("http", "localhost", sqsPort, ""))
+                .withAWSRegion(REGION)
+                .start();
+        sqs.waitUntilStarted();
+        this.dynalite = startDynalite(dynamoPort);
+    }
+
+    /** One pair for the whole JVM, stopped when it exits. */
+    public static synchronized Emulators shared() {
+        if (shared == null) {
+            shared = new Emulators(freePort(), freePort());
+            Runtime.getRuntime().addShutdownHook(new Thread(shared::close, "emulators-stop"));
+        }
+        return shared;
+    }
+
+    public String sqsEndpoint() {
+        return "http://localhost:" + sqsPort;
+    }
+
+    public String dynamoEndpoint() {
+        return "http://localhost:" + dynamoPort;
+    }
+
+    /** Quarkus configuration that points both AWS clients at these emulators. */
+    public Map<String, String> clientConfig() {
+        return Map.of(
+                "quarkus.sqs.endpoint-override", sqsEndpoint(),
+                "quarkus.dynamodb.endpoint-override", dynamoEndpoint(),
+                "quarkus.sqs.aws.region", REGION,
+                "quarkus.dynamodb.aws.region", REGION,
+                "quarkus.sqs.aws.credentials.type", "static",
+                "quarkus.sqs.aws.credentials.static-provider.access-key-id", "local",
+                "quarkus.sqs.aws.credentials.static-provider.secret-access-key", "local",
+                "quarkus.dynamodb.aws.credentials.type", "static",
+                "quarkus.dynamodb.aws.credentials.static-provider.access-key-id", "local",
+                "quarkus.dynamodb.aws.credentials.static-provider.secret-access-key", "local");
+    }
+
+    private static Process startDynalite(int port) {
+        Path dir = Path.of(System.getProperty("emulators.dir", "infra/local"));
+        Path cli = dir.resolve("node_modules/dynalite/cli.js");
+        if (!Files.isRegularFile(cli)) {
+            throw new IllegalStateException("dynalite is not installed: run 'npm ci' in " + dir.toAbsolutePath()
+                    + " (the Maven build does this before tests)");
+        }
+        try {
+            Process p = new ProcessBuilder(List.of("node", cli.toString(), "--port", Integer.toString(port), "--createTableMs", "0",
+                    "--deleteTableMs", "0", "--updateTableMs", "0"))
+                    .redirectErrorStream(true)
+                    .redirectOutput(ProcessBuilder.Redirect.to(new File(System.getProperty("java.io.tmpdir"), "dynalite-" + port + ".log")))
+                    .start();
+            waitForPort(port, p, Duration.ofSeconds(30));
+            return p;
+        } catch (IOException e) {
+            throw new UncheckedIOException("could not start dynalite (is Node.js on the PATH?)", e);
+        }
+    }
+
+    private static void waitForPort(int port, Process p, Duration timeout) {
+        long deadline = System.nanoTime() + timeout.toNanos();
+        while (System.nanoTime() < deadline) {
+            if (!p.isAlive()) {
+                throw new IllegalStateException("dynalite exited with code " + p.exitValue() + " before listening on " + port);
+            }
+            try (Socket s = new Socket()) {
+                s.connect(new InetSocketAddress("127.0.0.1", port), 200);
+                return;
+            } catch (IOException notYet) {
+                java.util.concurrent.locks.LockSupport.parkNanos(Duration.ofMillis(100).toNanos());
+            }
+        }
+        throw new IllegalStateException("dynalite did not listen on port " + port + " within " + timeout);
+    }
+
+    static int freePort() {
+        try (ServerSocket s = new ServerSocket(0)) {
+            s.setReuseAddress(true);
+            return s.getLocalPort();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    @Override
+    public void close() {
+        dynalite.destroy();
+        sqs.stopAndWait();
+    }
+
+    /**
+     * Runs both emulators until the process is stopped: {@code Emulators [sqsPort] [dynamoPort]}
+     * (defaults 9324 and 8000). Used by scripts/demo.sh.
+     */
+    public static void main(String[] args) throws InterruptedException {
+        int sqsPort = args.length > 0 ? Integer.parseInt(args[0]) : 9324;
+        int dynamoPort = args.length > 1 ? Integer.parseInt(args[1]) : 8000;
+        Emulators e = new Emulators(sqsPort, dynamoPort);
+        Runtime.getRuntime().addShutdownHook(new Thread(e::close, "emulators-stop"));
+        System.out.println("emulators ready: sqs=" + e.sqsEndpoint() + " dynamodb=" + e.dynamoEndpoint());
+        new CountDownLatch(1).await();
+    }
+}
