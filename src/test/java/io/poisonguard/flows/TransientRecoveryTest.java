@@ -1,0 +1,76 @@
+package io.poisonguard.flows;
+
+import io.poisonguard.config.Names;
+import io.poisonguard.example.permit.SimulatedRecordsProvider;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.AttemptEntry;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.testing.Queues;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+import java.time.Duration;
+import java.util.List;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNotNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** Seed 001's "restore a temporary dependency": a transient failure that clears completes without quarantine. */
+@QuarkusTest
+@TestProfile(TransientRecoveryTest.Profile.class)
+class TransientRecoveryTest {
+    public static class Profile extends EmulatorProfile {
+    }
+
+    @Inject
+    SqsClient sqs;
+    @Inject
+    Names names;
+    @Inject
+    LedgerStore ledger;
+    @Inject
+    QuarantineStore quarantine;
+    @Inject
+    SimulatedRecordsProvider provider;
+
+    @Test
+    void aProviderThatFailsTwiceThenWorksCompletesOnTheThirdAttemptWithItsDelaysRecorded() {
+        provider.script("P-FLAKY", "fail:2");
+        Queues queues = new Queues(sqs, names);
+        queues.send(Queues.permitV3("P-FLAKY"), Queues.permitAttributes("flaky-1", "tenant-a", 3));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> ledger.find("flaky-1").map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
+
+        LedgerRecord r = ledger.find("flaky-1").orElseThrow();
+        assertEquals(3, r.attempt());
+        assertEquals(2, r.failuresOf(FailureClass.TRANSIENT));
+        List<AttemptEntry> h = r.history();
+        assertEquals(3, h.size());
+        for (AttemptEntry failed : h.subList(0, 2)) {
+            assertEquals(AttemptOutcome.FAILED, failed.outcome());
+            assertEquals(FailureClass.TRANSIENT, failed.failureClass());
+            assertNotNull(failed.retryDelay(), "the ladder delay is recorded");
+            assertTrue(failed.retryDelay().compareTo(Duration.ofSeconds(2)) <= 0, "within the test ladder's cap");
+            assertTrue(failed.message().contains("503"), failed.message());
+        }
+        assertEquals(AttemptOutcome.SUCCEEDED, h.get(2).outcome());
+        assertTrue(quarantine.find("flaky-1").isEmpty(), "never quarantined");
+        assertEquals(3, provider.calls("P-FLAKY"));
+
+        List<Message> notices = queues.drain(names.noticesQueue());
+        assertEquals(1, notices.size());
+        assertEquals("flaky-1", Queues.attr(notices.get(0), "job-id"));
+        System.out.printf("%n[transient] flaky-1 completed on attempt %d after delays %s and %s%n",
+                r.attempt(), h.get(0).retryDelay(), h.get(1).retryDelay());
+    }
+}
