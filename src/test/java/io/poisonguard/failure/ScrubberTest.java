@@ -68,6 +68,15 @@ class ScrubberTest {
     }
 
     @Test
+    void truncationKeepsAnEmojiWholeOrDropsIt() {
+        // 14 letters, then an emoji (two UTF-16 chars) across the cut at 15.
+        String scrubbed = Scrubber.scrub("abcdefghijklmn\uD83D\uDE00 and more", 16);
+
+        assertFalse(Character.isHighSurrogate(scrubbed.charAt(scrubbed.length() - 2)), "cut inside a surrogate pair: " + scrubbed);
+        assertTrue(scrubbed.length() <= 16);
+    }
+
+    @Test
     void aMessageAtTheMaximumIsKeptWhole() {
         assertEquals("abcdefghijklmnop", Scrubber.scrub("abcdefghijklmnop", 16));
     }

@@ -1,0 +1,86 @@
+package io.poisonguard.crash;
+
+import io.poisonguard.testing.Emulators;
+
+import java.io.File;
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.nio.file.Path;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+
+/**
+ * The packaged service (target/quarkus-app/quarkus-run.jar) running as a real child JVM against the
+ * test's emulators, so crash tests can kill it for real.
+ */
+final class ServiceProcess {
+    private final Map<String, String> config;
+    private final Path logDir;
+    private final String name;
+    private Process process;
+    private int starts;
+
+    ServiceProcess(String name, Emulators emulators, Map<String, String> overrides, Path logDir) {
+        this.name = name;
+        this.logDir = logDir;
+        this.config = new TreeMap<>(emulators.clientConfig());
+        config.put("quarkus.http.port", "0");
+        config.put("poison-guard.resources.create", "true");
+        config.put("poison-guard.worker-id", name);
+        config.putAll(overrides);
+    }
+
+    static Path jar() {
+        String jar = System.getProperty("app.jar", "target/quarkus-app/quarkus-run.jar");
+        Path p = Path.of(jar);
+        if (!p.toFile().isFile()) {
+            throw new IllegalStateException("the packaged service is missing at " + p.toAbsolutePath() + ": run 'mvn verify', not 'mvn test'");
+        }
+        return p;
+    }
+
+    void start() {
+        List<String> cmd = new ArrayList<>();
+        cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
+        cmd.add("-Xmx256m");
+        config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
+        cmd.add("-jar");
+        cmd.add(jar().toString());
+        starts++;
+        File log = logDir.resolve(name + "-" + starts + ".log").toFile();
+        try {
+            process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log).start();
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
+    }
+
+    boolean alive() {
+        return process != null && process.isAlive();
+    }
+
+    int exitCode() {
+        return process.exitValue();
+    }
+
+    int starts() {
+        return starts;
+    }
+
+    /** SIGKILL on Linux: no shutdown hook, no finally block, nothing gets to run. */
+    void kill() throws InterruptedException {
+        process.destroyForcibly();
+        process.waitFor();
+    }
+
+    void stop() throws InterruptedException {
+        if (process != null && process.isAlive()) {
+            process.destroy();
+            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                kill();
+            }
+        }
+    }
+}
