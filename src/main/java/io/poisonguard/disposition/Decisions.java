@@ -94,8 +94,9 @@ public final class Decisions {
         LedgerRecord counted = running.withCurrentEntry(ended).withFailureCounted(c).withLease(null, null);
         int count = counted.failuresOf(c);
         if (count >= limits.maxAttempts()) {
-            String reason = c + " limit reached: " + count + " of " + limits.maxAttempts() + " attempts " + describe(outcome)
-                    + lastError(failure);
+            String reason = outcome == AttemptOutcome.REJECTED && limits.maxAttempts() == 1
+                    ? "rejected by admission: " + failure.message()
+                    : c + " limit reached: " + count + " of " + limits.maxAttempts() + " attempts " + describe(outcome) + lastError(failure);
             return quarantine(counted, c, reason, now);
         }
         Duration delay = limits.ladder().delay(count, random);

@@ -7,15 +7,16 @@ import java.util.Map;
 import java.util.UUID;
 
 /**
- * Points a {@code @QuarkusTest} at the shared emulators, with a fresh name prefix each time the
+ * Points a {@code @QuarkusTest} at the shared emulators (or, with {@code -Plocalstack}, at a
+ * LocalStack container), with a fresh name prefix each time the
  * application starts, so every test class gets its own queues and tables.
  */
 public class EmulatorsResource implements QuarkusTestResourceLifecycleManager {
 
     @Override
     public Map<String, String> start() {
-        Emulators e = Emulators.shared();
-        Map<String, String> config = new HashMap<>(e.clientConfig());
+        boolean localstack = "localstack".equals(System.getProperty("emulators.backend"));
+        Map<String, String> config = new HashMap<>(localstack ? LocalStackBackend.clientConfig() : Emulators.shared().clientConfig());
         config.put("poison-guard.prefix", "t" + UUID.randomUUID().toString().substring(0, 8));
         config.put("poison-guard.resources.create", "true");
         return config;

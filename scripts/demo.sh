@@ -1,0 +1,61 @@
+#!/usr/bin/env bash
+# Starts the local emulators (ElasticMQ for SQS, dynalite for DynamoDB) and the service, sends a
+# small mixed workload, prints what happened to each job, then stops everything.
+# Needs a JDK >= 21 and Node.js. Ports: SQS_PORT (9324), DYNAMO_PORT (8000), HTTP_PORT (8080).
+set -euo pipefail
+cd "$(dirname "$0")/.."
+. scripts/java-home.sh
+SQS_PORT="${SQS_PORT:-9324}"
+DYNAMO_PORT="${DYNAMO_PORT:-8000}"
+HTTP_PORT="${HTTP_PORT:-8080}"
+PREFIX="demo$(date +%s)"
+mkdir -p target/demo
+: > target/demo/emulators.log
+pids=()
+cleanup() { for p in "${pids[@]}"; do kill "$p" 2>/dev/null || true; done; wait 2>/dev/null || true; }
+trap cleanup EXIT
+
+echo "==> building (first run downloads dependencies)"
+(cd infra/local && npm ci --no-audit --no-fund --loglevel=error)
+./mvnw -B -q package -DskipTests
+./mvnw -B -q test-compile dependency:build-classpath -Dmdep.includeScope=test -Dmdep.outputFile=target/demo/classpath.txt -Dexec.skip=true
+
+echo "==> starting emulators (SQS on $SQS_PORT, DynamoDB on $DYNAMO_PORT)"
+java -Demulators.dir=infra/local -cp "target/test-classes:target/classes:$(cat target/demo/classpath.txt)" \
+  io.poisonguard.testing.Emulators "$SQS_PORT" "$DYNAMO_PORT" > target/demo/emulators.log 2>&1 &
+pids+=($!)
+for _ in $(seq 1 60); do grep -q "emulators ready" target/demo/emulators.log && break; sleep 1; done
+grep -q "emulators ready" target/demo/emulators.log || { cat target/demo/emulators.log; exit 1; }
+
+echo "==> starting poison-guard (log: target/demo/service.log)"
+java \
+  -Dquarkus.http.port="$HTTP_PORT" \
+  -Dquarkus.sqs.endpoint-override="http://localhost:$SQS_PORT" \
+  -Dquarkus.dynamodb.endpoint-override="http://localhost:$DYNAMO_PORT" \
+  -Dquarkus.sqs.aws.region=us-east-1 -Dquarkus.dynamodb.aws.region=us-east-1 \
+  -Dquarkus.sqs.aws.credentials.type=static -Dquarkus.dynamodb.aws.credentials.type=static \
+  -Dquarkus.sqs.aws.credentials.static-provider.access-key-id=local \
+  -Dquarkus.sqs.aws.credentials.static-provider.secret-access-key=local \
+  -Dquarkus.dynamodb.aws.credentials.static-provider.access-key-id=local \
+  -Dquarkus.dynamodb.aws.credentials.static-provider.secret-access-key=local \
+  -Dpoison-guard.prefix="$PREFIX" \
+  -Dpoison-guard.resources.create=true \
+  -Dpoison-guard.consumer.receive-wait=2s \
+  -Dpoison-guard.consumer.visibility-timeout=10s \
+  -Dpoison-guard.consumer.heartbeat-interval=3s \
+  -Dpoison-guard.failure.permanent.max-attempts=3 \
+  -Dpoison-guard.failure.permanent.base=1s -Dpoison-guard.failure.permanent.cap=2s \
+  -Dpoison-guard.failure.transient.base=1s -Dpoison-guard.failure.transient.cap=4s \
+  -Dpoison-guard.failure.throttled.base=2s -Dpoison-guard.failure.throttled.cap=5s \
+  -Dpoison-guard.example.provider.latency=50ms \
+  -Dpoison-guard.example.provider.faults.P-FLAKY=fail:2 \
+  -Dpoison-guard.example.provider.faults.P-QUOTA=throttle:1 \
+  -jar target/quarkus-app/quarkus-run.jar > target/demo/service.log 2>&1 &
+pids+=($!)
+for _ in $(seq 1 60); do curl -fs "http://localhost:$HTTP_PORT/q/health/ready" >/dev/null 2>&1 && break; sleep 1; done
+curl -fs "http://localhost:$HTTP_PORT/q/health/ready" >/dev/null || { tail -50 target/demo/service.log; exit 1; }
+
+node scripts/demo.mjs "http://localhost:$SQS_PORT" "http://localhost:$HTTP_PORT" "$PREFIX"
+echo
+echo "quarantine events from the service log:"
+grep -o '{"event":"job.quarantined".*' target/demo/service.log | sed 's/^/  /' || true
