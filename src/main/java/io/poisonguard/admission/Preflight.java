@@ -18,6 +18,8 @@ import java.util.Set;
  * Checks run cheapest first, so an oversized body is refused before anything decodes it.
  */
 public final class Preflight {
+    private static final java.util.regex.Pattern WHITESPACE = java.util.regex.Pattern.compile("\\s+");
+
     private final AdmissionLimits limits;
     private final SchemaCatalog catalog;
 
@@ -60,12 +62,20 @@ public final class Preflight {
             return reject("body-too-large", "body is " + wireBytes + " bytes, the limit is " + limits.maxBodyBytes(), early);
         }
 
+        Charset charset;
+        try {
+            charset = Charset.forName(charsetName);
+        } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
+            return reject("unsupported-charset", "charset '" + printable(charsetName) + "' is not supported", early);
+        }
+
         byte[] bytes;
         if (transfer == null) {
             bytes = null;
         } else if (transfer.equals("base64")) {
             try {
-                bytes = Base64.getMimeDecoder().decode(m.body());
+                // Strict alphabet: the MIME decoder would skip stray characters and admit garbage.
+                bytes = Base64.getDecoder().decode(WHITESPACE.matcher(m.body()).replaceAll(""));
             } catch (IllegalArgumentException e) {
                 return reject("invalid-base64", "body is declared base64 but does not decode", early);
             }
@@ -86,12 +96,6 @@ public final class Preflight {
             }
             text = m.body();
         } else {
-            Charset charset;
-            try {
-                charset = Charset.forName(charsetName);
-            } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
-                return reject("unsupported-charset", "charset '" + printable(charsetName) + "' is not supported", sized);
-            }
             try {
                 text = charset.newDecoder()
                         .onMalformedInput(CodingErrorAction.REPORT)

@@ -88,9 +88,8 @@ public final class Decisions {
     private Disposition fail(LedgerRecord running, Failure failure, AttemptOutcome outcome, Instant now, RandomGenerator random) {
         FailureClass c = failure.failureClass();
         ClassPolicy limits = policy.of(c);
-        AttemptEntry ended = running.currentEntry() == null
-                ? AttemptEntry.started(running.attempt(), running.generation(), now, null).ended(outcome, c, failure.errorType(), failure.message(), now)
-                : running.currentEntry().ended(outcome, c, failure.errorType(), failure.message(), now);
+        // Every path here follows a started attempt, so the newest history entry is the one ending.
+        AttemptEntry ended = running.currentEntry().ended(outcome, c, failure.errorType(), failure.message(), now);
         LedgerRecord counted = running.withCurrentEntry(ended).withFailureCounted(c).withLease(null, null);
         int count = counted.failuresOf(c);
         if (count >= limits.maxAttempts()) {

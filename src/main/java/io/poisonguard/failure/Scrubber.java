@@ -12,8 +12,13 @@ public final class Scrubber {
     private static final Pattern CONTROL = Pattern.compile("[\\p{Cntrl}&&[^ ]]+");
     private static final Pattern EMAIL = Pattern.compile("[\\w.+-]+@[\\w-]+\\.[\\w.-]+");
     private static final Pattern DIGITS = Pattern.compile("\\d{6,}");
+    /**
+     * A credential-looking key, its separator (JSON quotes included), then the value: a quoted
+     * string, or an optional auth scheme ("Bearer", "Basic") followed by one unquoted token.
+     */
     private static final Pattern CREDENTIAL = Pattern.compile(
-            "(?i)(password|passwd|secret|token|api[-_]?key|authorization)([\"']?\\s*[:=]\\s*)[^\\s,;\"'}]+");
+            "(?i)(password|passwd|secret|token|api[-_]?key|authorization)([\"']?\\s*[:=]\\s*)"
+                    + "(\"[^\"]*\"|'[^']*'|(?:(?:bearer|basic|digest)\\s+)?[^\\s,;\"'}]+)");
     private static final Pattern QUOTED = Pattern.compile("\"[^\"]{24,}\"");
 
     private Scrubber() {
@@ -30,7 +35,11 @@ public final class Scrubber {
         s = QUOTED.matcher(s).replaceAll("\"<text>\"");
         s = s.strip();
         if (s.length() > maxChars) {
-            s = s.substring(0, maxChars - 1) + "…";
+            int end = maxChars - 1;
+            if (Character.isHighSurrogate(s.charAt(end - 1))) {
+                end--; // never split a surrogate pair: half a character is invalid UTF-16
+            }
+            s = s.substring(0, end) + "…";
         }
         return s;
     }

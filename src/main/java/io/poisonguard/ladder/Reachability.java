@@ -51,7 +51,7 @@ public final class Reachability {
         if (s < 120) {
             return s + "s";
         }
-        if (s < 7200) {
+        if (s < 3600) {
             return (s / 60) + "m" + (s % 60 == 0 ? "" : (s % 60) + "s");
         }
         return (s / 3600) + "h" + ((s % 3600) / 60 == 0 ? "" : ((s % 3600) / 60) + "m");

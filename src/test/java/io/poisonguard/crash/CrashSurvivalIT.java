@@ -140,6 +140,22 @@ class CrashSurvivalIT {
         assertOutcome(healthy, deaths, "halt");
     }
 
+    @Test
+    void aGracefulShutdownFinishesTheRunningJobAndLosesNothing() throws Exception {
+        service = service("hang:4s");
+        service.start();
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> queues.url(names.jobsQueue()) != null);
+        queues.send(Queues.permitV3("P-CRASH"), Queues.permitAttributes("finish-me", "tenant-x", 3));
+        await().atMost(Duration.ofSeconds(30)).until(() -> attemptRunning("finish-me", 1));
+
+        service.stop();
+        assertTrue(service.exitCode() != 137, "SIGTERM: an orderly exit, not a kill (exit " + service.exitCode() + ")");
+        assertEquals(JobState.SUCCEEDED, state("finish-me"), "the running job finished inside the shutdown grace");
+        assertEquals(1, ledger.find("finish-me").orElseThrow().attempt());
+        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0);
+        assertEquals(1, queues.drain(names.noticesQueue()).size(), "its notice was sent once");
+    }
+
     private List<String> sendJobs() {
         List<String> healthy = new ArrayList<>();
         queues.send(Queues.permitV3("P-CRASH"), Queues.permitAttributes("crash-me", "tenant-x", 3));

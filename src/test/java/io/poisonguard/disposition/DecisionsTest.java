@@ -280,7 +280,7 @@ class DecisionsTest {
 
         Disposition.Quarantine quarantine = assertInstanceOf(Disposition.Quarantine.class, d);
         assertEquals(FailureClass.TRANSIENT, quarantine.failureClass());
-        assertTrue(quarantine.reason().contains("cutoff of 60m"), quarantine.reason());
+        assertTrue(quarantine.reason().contains("cutoff of 1h"), quarantine.reason());
         assertEquals(JobState.QUARANTINED, quarantine.next().state());
         assertEquals(FailureClass.TRANSIENT, quarantine.next().quarantineClass());
         assertNull(quarantine.next().leaseOwner());

@@ -26,6 +26,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
+import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertNotNull;
@@ -110,6 +111,11 @@ class SeedDrillTest {
         assertEquals(46, notices.size(), "one completion notice per healthy job");
         assertEquals(Set.copyOf(healthy), noticed);
         await().atMost(Duration.ofSeconds(10)).until(() -> queues.depth(names.jobsQueue()) == 0);
+
+        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        assertTrue(metrics.contains("poison_guard_quarantined_total{failure_class=\"PERMANENT\"} 1.0"), "quarantine counted by class");
+        assertTrue(metrics.contains("poison_guard_outcomes_total{failure_class=\"none\",outcome=\"succeeded\"} 46.0"), "46 successes counted");
+        assertTrue(metrics.contains("poison_guard_queue_age_seconds_count"), "queue age is recorded");
 
         List<Long> queueAgeMs = new ArrayList<>();
         List<Long> completionMs = new ArrayList<>();
