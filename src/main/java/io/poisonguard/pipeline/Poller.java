@@ -75,6 +75,9 @@ public class Poller {
                 batch = source.receive(want, settings.receiveWait(), settings.visibilityTimeout());
             } catch (RuntimeException e) {
                 slots.release(want);
+                if (!running) {
+                    return; // interrupted by stop()
+                }
                 LOG.warnf("ReceiveMessage failed (%s); retrying in %ss", e.getClass().getSimpleName(), ERROR_PAUSE.toSeconds());
                 pause();
                 continue;

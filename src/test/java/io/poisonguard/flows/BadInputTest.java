@@ -79,7 +79,8 @@ class BadInputTest {
         queues.send(Queues.permitV3("P-OK"), Queues.permitAttributes("good-after-bad", "tenant-a", 3));
 
         await().atMost(Duration.ofSeconds(60)).until(() ->
-                cases.keySet().stream().allMatch(id -> state(id) == JobState.QUARANTINED) && state("good-after-bad") == JobState.SUCCEEDED);
+                cases.keySet().stream().allMatch(id -> state(id) == JobState.QUARANTINED && quarantine.find(id).isPresent())
+                        && state("good-after-bad") == JobState.SUCCEEDED && queues.depth(names.jobsQueue()) == 0);
 
         Map<String, Message> dead = queues.drain(names.deadLetterQueue()).stream()
                 .collect(Collectors.toMap(m -> Queues.attr(m, "job-id"), Function.identity()));

@@ -72,7 +72,8 @@ class SeedDrillTest {
         List<String> healthy = sentAt.keySet().stream().filter(id -> !id.equals(POISON)).toList();
 
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250)).until(() ->
-                healthy.stream().allMatch(id -> state(id) == JobState.SUCCEEDED) && state(POISON) == JobState.QUARANTINED);
+                healthy.stream().allMatch(id -> state(id) == JobState.SUCCEEDED) && state(POISON) == JobState.QUARANTINED
+                        && quarantine.find(POISON).isPresent() && queues.depth(names.jobsQueue()) == 0);
 
         LedgerRecord poison = ledger.find(POISON).orElseThrow();
         assertEquals(FailureClass.PERMANENT, poison.quarantineClass());
