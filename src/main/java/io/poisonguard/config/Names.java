@@ -25,4 +25,12 @@ public record Names(String prefix) {
     public String effectsTable() {
         return prefix + "-effects";
     }
+
+    public String auditTable() {
+        return prefix + "-audit";
+    }
+
+    public String tenantsTable() {
+        return prefix + "-tenants";
+    }
 }

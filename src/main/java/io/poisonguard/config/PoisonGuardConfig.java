@@ -34,6 +34,29 @@ public interface PoisonGuardConfig {
 
     Failures failure();
 
+    Replay replay();
+
+    interface Replay {
+        /** Replayed messages sent per second, at most (a second load spike must not become an outage). */
+        @WithDefault("5")
+        double rate();
+
+        /** How long a bulk replay waits for its canary's outcome before it stops. */
+        @WithDefault("2m")
+        Duration canaryTimeout();
+
+        /**
+         * How long after quarantine a missing dead-letter copy still means "the quarantine is
+         * completing" (retry later) rather than "the payload is gone" (UNRECOVERABLE).
+         */
+        @WithDefault("2m")
+        Duration settleTime();
+
+        /** Most jobs one bulk replay takes. */
+        @WithDefault("500")
+        int maxBatch();
+    }
+
     interface Resources {
         /** Create queues and tables at boot when missing (local runs and tests; off against real AWS). */
         @WithDefault("false")

@@ -71,6 +71,11 @@ public final class Settings {
                 "must be at least retention.quarantine, or a replay could repeat an effect whose record expired");
         require(config.retention().succeeded().toSeconds() >= 60, "retention.succeeded", "must be at least 60s");
 
+        require(config.replay().rate() > 0 && config.replay().rate() <= 1000, "replay.rate", "must be above 0 and at most 1000 per second");
+        require(config.replay().maxBatch() >= 1 && config.replay().maxBatch() <= 10_000, "replay.max-batch", "must be between 1 and 10000");
+        require(!config.replay().canaryTimeout().isNegative() && !config.replay().canaryTimeout().isZero(), "replay.canary-timeout",
+                "must be positive");
+
         Map<FailureClass, ClassPolicy> classes = new EnumMap<>(FailureClass.class);
         for (Map.Entry<FailureClass, PoisonGuardConfig.ClassSettings> e : classSettings(config.failure()).entrySet()) {
             classes.put(e.getKey(), classPolicy(e.getKey(), e.getValue(), consumer.visibilityTimeout(), retention));

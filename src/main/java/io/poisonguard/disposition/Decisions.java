@@ -37,12 +37,17 @@ public final class Decisions {
      *
      * @param current   the ledger record (a {@link LedgerRecord#fresh} one when the job is new)
      * @param rejection the pre-flight verdict: a reason when admission refused the message
+     * @param messageGeneration the generation the copy carries (1 unless it was replayed)
      */
-    public Intake intake(LedgerRecord current, Optional<String> rejection, Instant now, String worker, RandomGenerator random) {
+    public Intake intake(LedgerRecord current, Optional<String> rejection, int messageGeneration, Instant now, String worker,
+                         RandomGenerator random) {
+        if (!current.isNew() && messageGeneration < current.generation()) {
+            return new Intake.StaleGeneration(current, messageGeneration);
+        }
         if (current.state() == JobState.SUCCEEDED) {
             return new Intake.AlreadySucceeded(current);
         }
-        if (current.state() == JobState.QUARANTINED) {
+        if (current.state() != null && current.state().parked()) {
             return new Intake.AlreadyQuarantined(current);
         }
         if (current.leaseHeldAt(now)) {

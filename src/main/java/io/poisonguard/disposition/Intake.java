@@ -11,6 +11,10 @@ public sealed interface Intake {
     record Run(LedgerRecord next) implements Intake {
     }
 
+    /** A copy from a generation the job has left behind (replay made a newer one): delete it. */
+    record StaleGeneration(LedgerRecord current, int messageGeneration) implements Intake {
+    }
+
     /** A copy of a finished job: delete it without running. */
     record AlreadySucceeded(LedgerRecord current) implements Intake {
     }
@@ -19,7 +23,10 @@ public sealed interface Intake {
     record ActiveElsewhere(LedgerRecord current, Duration retryIn) implements Intake {
     }
 
-    /** The job is quarantined: never run it; make sure its quarantine is complete, then delete this copy. */
+    /**
+     * The job is quarantined (or resolved, or unrecoverable): never run it; make sure its quarantine
+     * is complete, then delete this copy.
+     */
     record AlreadyQuarantined(LedgerRecord current) implements Intake {
     }
 

@@ -1,7 +1,9 @@
 package io.poisonguard.dynamodb;
 
 import io.poisonguard.config.Names;
+import io.poisonguard.audit.AuditLog;
 import io.poisonguard.effects.EffectStore;
+import io.poisonguard.tenants.TenantDirectory;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantineStore;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -24,6 +26,18 @@ public class DynamoBeans {
     @ApplicationScoped
     QuarantineStore quarantine(DynamoDbClient dynamo, Names names, Clock clock) {
         return new DynamoQuarantineStore(dynamo, names.quarantineTable(), clock);
+    }
+
+    @Produces
+    @ApplicationScoped
+    TenantDirectory tenants(DynamoDbClient dynamo, Names names) {
+        return new DynamoTenantDirectory(dynamo, names.tenantsTable());
+    }
+
+    @Produces
+    @ApplicationScoped
+    AuditLog audit(DynamoDbClient dynamo, Names names) {
+        return new DynamoAuditLog(dynamo, names.auditTable());
     }
 
     @Produces

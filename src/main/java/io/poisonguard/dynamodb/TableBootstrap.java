@@ -22,7 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Creates the ledger, quarantine and effects tables when missing, idempotently. In production they
+ * Creates the ledger, quarantine, effects, audit and tenants tables when missing, idempotently. In production they
  * come from infra/; this is for local runs and tests. An endpoint without TTL support (dynalite) is
  * tolerated: every read already treats an expired item as gone.
  */
@@ -47,6 +47,9 @@ public final class TableBootstrap {
                 List.of(index(DynamoQuarantineStore.BY_CLASS, "failureClass"), index(DynamoQuarantineStore.BY_TENANT, "tenant")));
         ttlMissing |= ensure(names.effectsTable(), List.of(key("jobId", KeyType.HASH), key("effect", KeyType.RANGE)),
                 List.of(attr("jobId", ScalarAttributeType.S), attr("effect", ScalarAttributeType.S)), List.of());
+        ttlMissing |= ensure(names.auditTable(), List.of(key("jobId", KeyType.HASH), key("at", KeyType.RANGE)),
+                List.of(attr("jobId", ScalarAttributeType.S), attr("at", ScalarAttributeType.S)), List.of());
+        ensure(names.tenantsTable(), List.of(key("tenant", KeyType.HASH)), List.of(attr("tenant", ScalarAttributeType.S)), List.of());
         if (ttlMissing) {
             LOG.warn("The DynamoDB endpoint does not support UpdateTimeToLive (an emulator gap): expired items are never "
                     + "deleted there; poison-guard treats every item past its expiresAt as gone on read");

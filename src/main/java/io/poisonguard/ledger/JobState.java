@@ -12,14 +12,27 @@ public enum JobState {
     /** Done. Further copies of the job are deleted without running. */
     SUCCEEDED,
     /** Out of the main path: preserved in the dead-letter queue and the quarantine table; never run automatically. */
-    QUARANTINED;
+    QUARANTINED,
+    /** An operator replayed it: a new generation is on its way to a worker. */
+    REPLAYING,
+    /** An operator discarded it with a reason; it must not run again. */
+    RESOLVED,
+    /** Its payload is gone (retention passed, DLQ purged): nothing left to replay. */
+    UNRECOVERABLE;
 
     public Set<JobState> next() {
         return switch (this) {
             case ACTIVE -> EnumSet.of(ACTIVE, RETRY_WAIT, SUCCEEDED, QUARANTINED);
             case RETRY_WAIT -> EnumSet.of(ACTIVE, RETRY_WAIT, QUARANTINED);
-            case SUCCEEDED, QUARANTINED -> EnumSet.noneOf(JobState.class);
+            case QUARANTINED -> EnumSet.of(REPLAYING, RESOLVED, UNRECOVERABLE);
+            case REPLAYING -> EnumSet.of(ACTIVE, QUARANTINED, UNRECOVERABLE);
+            case SUCCEEDED, RESOLVED, UNRECOVERABLE -> EnumSet.noneOf(JobState.class);
         };
+    }
+
+    /** Out of the main path for good or until an operator acts: no copy of the job may run. */
+    public boolean parked() {
+        return this == QUARANTINED || this == RESOLVED || this == UNRECOVERABLE;
     }
 
     public boolean canMoveTo(JobState target) {

@@ -117,6 +117,16 @@ public record LedgerRecord(
                 history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, at);
     }
 
+    /**
+     * Starts a replay: a new generation with a fresh failure budget. The job id, attempt numbering
+     * and history carry on, so the replayed attempt is attempt {@code attempt + 1} of the same job.
+     */
+    public LedgerRecord replayed(Instant now) {
+        LedgerRecord moved = moveTo(JobState.REPLAYING, now);
+        return new LedgerRecord(jobId, tenant, jobType, JobState.REPLAYING, generation + 1, attempt, Map.of(), null, null,
+                history, firstSeen, moved.updatedAt(), null, null, version, null);
+    }
+
     /** The record as the store holds it after a successful write. */
     public LedgerRecord withVersion(long v) {
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,

@@ -21,6 +21,9 @@ import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.observability.Metrics.Outcome;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.tenants.TenantDirectory;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
 import org.jboss.logging.Logger;
@@ -55,10 +58,15 @@ public class JobProcessor {
     private final Heartbeat heartbeat;
     private final String worker;
     private final PoisonGuardConfig config;
+    private final TenantDirectory tenants;
+    private final QuarantineStore quarantine;
 
     public JobProcessor(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, EffectStore effects, JobHandlers handlers,
                         Preflight preflight, Decisions decisions, Classifier classifier, Clock clock, RandomGenerator random,
-                        Metrics metrics, Heartbeat heartbeat, @Named("worker-id") String worker, PoisonGuardConfig config) {
+                        Metrics metrics, Heartbeat heartbeat, @Named("worker-id") String worker, PoisonGuardConfig config,
+                        TenantDirectory tenants, QuarantineStore quarantine) {
+        this.tenants = tenants;
+        this.quarantine = quarantine;
         this.ledger = ledger;
         this.source = source;
         this.quarantiner = quarantiner;
@@ -80,20 +88,31 @@ public class JobProcessor {
         metrics.received(Duration.between(m.sentAt(), received));
         JobIdentity id = JobIdentity.of(m);
         Verdict verdict = preflight.check(m);
-        Optional<String> rejection = verdict instanceof Verdict.Rejected r ? Optional.of(r.describe()) : Optional.empty();
         int generation = m.attribute(WireAttributes.GENERATION).map(JobProcessor::parseGeneration).orElse(1);
+        Optional<String> rejection = switch (verdict) {
+            case Verdict.Rejected r -> Optional.of(r.describe());
+            // A replayed copy runs only if its tenant is still authorized now (invariant 10).
+            case Verdict.Admitted a when generation > 1 -> tenants.refusal(a.tenant(), a.jobType()).map(why -> "tenant-not-authorized: " + why);
+            case Verdict.Admitted a -> Optional.empty();
+        };
 
         for (int tries = 0; tries < MAX_CONFLICTS; tries++) {
             Instant now = clock.instant();
             LedgerRecord current = ledger.find(id.jobId()).orElseGet(() -> LedgerRecord.fresh(id.jobId(),
                     m.attribute(WireAttributes.TENANT).orElse(null), m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
-            Intake intake = decisions.intake(current, rejection, now, worker, random);
+            Intake intake = decisions.intake(current, rejection, generation, now, worker, random);
             try {
                 switch (intake) {
                     case Intake.AlreadySucceeded done -> {
                         source.delete(m);
                         metrics.outcome(Outcome.DUPLICATE_DROPPED, null);
                         LOG.debugf("Job %s already succeeded; dropped a duplicate copy", id.jobId());
+                    }
+                    case Intake.StaleGeneration stale -> {
+                        source.delete(m);
+                        metrics.outcome(Outcome.DUPLICATE_DROPPED, null);
+                        LOG.infof("Job %s: dropped a copy of generation %d (the job is at generation %d)", id.jobId(),
+                                stale.messageGeneration(), stale.current().generation());
                     }
                     case Intake.ActiveElsewhere active -> {
                         source.changeVisibility(m, Decisions.visibilityFor(active.retryIn(), Duration.between(m.receivedAt(), now)));
@@ -104,6 +123,8 @@ public class JobProcessor {
                     case Intake.Decided decided -> {
                         if (verdict instanceof Verdict.Rejected r) {
                             metrics.admissionRejected(r.reason());
+                        } else if (rejection.isPresent()) {
+                            metrics.admissionRejected("tenant-not-authorized");
                         }
                         apply(ledger.write(decided.disposition().next()), decided.disposition(), m, verdict);
                     }
@@ -179,6 +200,9 @@ public class JobProcessor {
             case Disposition.Complete c -> {
                 source.delete(m);
                 metrics.outcome(Outcome.SUCCEEDED, null);
+                if (written.generation() > 1) {
+                    quarantine.recordReplayOutcome(written.jobId(), written.generation(), QuarantineStatus.REPLAYED, "SUCCEEDED");
+                }
             }
             case Disposition.RetryAfter r -> {
                 Duration visible = Decisions.visibilityFor(r.delay(), Duration.between(m.receivedAt(), clock.instant()));

@@ -11,11 +11,13 @@ import io.poisonguard.observability.Metrics.Outcome;
 import io.poisonguard.quarantine.DeadLetterSink;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.quarantine.ReplayEntry;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Instant;
+import java.util.List;
 
 /**
  * Completes a quarantine whose ledger state is already QUARANTINED: quarantine record, then the
@@ -50,7 +52,13 @@ public class Quarantiner {
 
     public void complete(LedgerRecord record, InboundMessage m, Diagnostics diagnostics) {
         Instant now = clock.instant();
-        boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine()));
+        // A replay that failed again keeps the replay history of the generations before it.
+        List<ReplayEntry> earlier = store.find(record.jobId()).map(QuarantineRecord::replays).orElse(List.of()).stream()
+                .map(e -> e.generation() == record.generation() && e.outcome() == null
+                        ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + record.quarantineClass())
+                        : e)
+                .toList();
+        boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(), earlier));
         String deadLetterId;
         try {
             deadLetterId = deadLetters.send(m, record.jobId(), record.quarantineClass(), record.attempt(), record.quarantineReason());

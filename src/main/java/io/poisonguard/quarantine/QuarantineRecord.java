@@ -27,15 +27,25 @@ public record QuarantineRecord(
         Instant lastSeen,
         Instant quarantinedAt,
         Instant expiresAt,
-        String sourceMessageId) {
+        String sourceMessageId,
+        QuarantineStatus status,
+        List<ReplayEntry> replays) {
 
     public QuarantineRecord {
         history = history == null ? List.of() : List.copyOf(history);
+        replays = replays == null ? List.of() : List.copyOf(replays);
+        status = status == null ? QuarantineStatus.QUARANTINED : status;
     }
 
-    public static QuarantineRecord of(LedgerRecord ledger, Diagnostics diagnostics, String sourceMessageId, Instant now, java.time.Duration retention) {
+    /**
+     * The record of a job that has just been quarantined; {@code earlierReplays} carries the replay
+     * history of a previous generation's record, so a failed replay does not erase it.
+     */
+    public static QuarantineRecord of(LedgerRecord ledger, Diagnostics diagnostics, String sourceMessageId, Instant now,
+                                      java.time.Duration retention, List<ReplayEntry> earlierReplays) {
         return new QuarantineRecord(ledger.jobId(), ledger.tenant(), ledger.jobType(), ledger.generation(),
                 ledger.quarantineClass(), ledger.quarantineReason(), ledger.attempt(), diagnostics, ledger.history(),
-                ledger.firstSeen(), ledger.updatedAt(), now, now.plus(retention), sourceMessageId);
+                ledger.firstSeen(), ledger.updatedAt(), now, now.plus(retention), sourceMessageId, QuarantineStatus.QUARANTINED,
+                earlierReplays);
     }
 }

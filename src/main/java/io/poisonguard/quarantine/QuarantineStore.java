@@ -16,4 +16,13 @@ public interface QuarantineStore {
 
     /** Live records of one failure class, oldest first, at most {@code limit}. */
     List<QuarantineRecord> byClass(FailureClass failureClass, Instant now, int limit);
+
+    /** A page of live records matching the query. */
+    QuarantinePage list(QuarantineQuery query, Instant now);
+
+    /** Moves the record to {@code status}, appending {@code replay} to its replay history when given. */
+    void updateStatus(String jobId, QuarantineStatus status, Optional<ReplayEntry> replay);
+
+    /** Sets the outcome of the replay of {@code generation} and the record's status. */
+    void recordReplayOutcome(String jobId, int generation, QuarantineStatus status, String outcome);
 }

@@ -71,7 +71,7 @@ class DecisionsProperties {
 
         for (FailureClass c : failures) {
             Optional<String> rejection = c == FailureClass.ADMISSION ? Optional.of("too-many-tokens") : Optional.empty();
-            Intake intake = decisions.intake(record, rejection, now, "worker-a", random);
+            Intake intake = decisions.intake(record, rejection, 1, now, "worker-a", random);
             Disposition disposition;
             if (c == FailureClass.ADMISSION) {
                 disposition = assertInstanceOf(Intake.Decided.class, intake).disposition();
@@ -83,7 +83,7 @@ class DecisionsProperties {
                 if (c == FailureClass.CRASH) {
                     now = running.leaseUntil().plusMillis(1);
                     disposition = assertInstanceOf(Intake.Decided.class,
-                            decisions.intake(running, Optional.empty(), now, "worker-b", random)).disposition();
+                            decisions.intake(running, Optional.empty(), 1, now, "worker-b", random)).disposition();
                 } else {
                     now = now.plusSeconds(1);
                     disposition = decisions.failed(running, new Failure(c, "BoomException", "boom"), now, random);
@@ -111,7 +111,7 @@ class DecisionsProperties {
         FailureClass c = quarantine.failureClass();
         assertTrue(record.failuresOf(c) == policy.of(c).maxAttempts() || quarantine.reason().contains("cutoff"),
                 "quarantined below the limit without a cutoff: " + quarantine.reason());
-        Intake again = decisions.intake(record, Optional.empty(), now.plus(Duration.ofDays(30)), "worker-c", random);
+        Intake again = decisions.intake(record, Optional.empty(), 1, now.plus(Duration.ofDays(30)), "worker-c", random);
         assertInstanceOf(Intake.AlreadyQuarantined.class, again);
     }
 
@@ -128,7 +128,7 @@ class DecisionsProperties {
 
         for (int failure = 1; failure <= limits.maxAttempts(); failure++) {
             LedgerRecord running = assertInstanceOf(Intake.Run.class,
-                    decisions.intake(record, Optional.empty(), now, "worker-a", random)).next();
+                    decisions.intake(record, Optional.empty(), 1, now, "worker-a", random)).next();
             Disposition d = decisions.failed(running, new Failure(c, "BoomException", "boom"), now, random);
             if (failure < limits.maxAttempts()) {
                 Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class, d, "failure " + failure);

@@ -35,7 +35,7 @@ class DecisionsTest {
     }
 
     private LedgerRecord run(Decisions decisions, LedgerRecord record, Instant at) {
-        Intake intake = decisions.intake(record, Optional.empty(), at, WORKER, random);
+        Intake intake = decisions.intake(record, Optional.empty(), 1, at, WORKER, random);
         return assertInstanceOf(Intake.Run.class, intake, "expected the job to run").next();
     }
 
@@ -45,7 +45,7 @@ class DecisionsTest {
 
     @Test
     void aNewJobRunsAsAttemptOneUnderALeaseWithARunningHistoryEntry() {
-        Intake intake = policy().decisions().intake(fresh(), Optional.empty(), NOW, WORKER, random);
+        Intake intake = policy().decisions().intake(fresh(), Optional.empty(), 1, NOW, WORKER, random);
 
         LedgerRecord next = assertInstanceOf(Intake.Run.class, intake).next();
         assertEquals(1, next.attempt());
@@ -83,7 +83,7 @@ class DecisionsTest {
         Decisions decisions = policy().decisions();
         LedgerRecord done = decisions.succeeded(run(decisions, fresh(), NOW), NOW.plusSeconds(1), Duration.ofDays(7)).next();
 
-        Intake intake = decisions.intake(done, Optional.empty(), NOW.plusSeconds(2), OTHER_WORKER, random);
+        Intake intake = decisions.intake(done, Optional.empty(), 1, NOW.plusSeconds(2), OTHER_WORKER, random);
 
         assertEquals(done, assertInstanceOf(Intake.AlreadySucceeded.class, intake).current());
     }
@@ -93,7 +93,7 @@ class DecisionsTest {
         Decisions decisions = policy().limit(FailureClass.PERMANENT, 1).decisions();
         LedgerRecord quarantined = fail(decisions, run(decisions, fresh(), NOW), FailureClass.PERMANENT, NOW).next();
 
-        Intake intake = decisions.intake(quarantined, Optional.empty(), NOW.plus(Duration.ofDays(3)), OTHER_WORKER, random);
+        Intake intake = decisions.intake(quarantined, Optional.empty(), 1, NOW.plus(Duration.ofDays(3)), OTHER_WORKER, random);
 
         assertEquals(quarantined, assertInstanceOf(Intake.AlreadyQuarantined.class, intake).current());
     }
@@ -103,7 +103,7 @@ class DecisionsTest {
         Decisions decisions = policy().decisions();
         LedgerRecord running = run(decisions, fresh(), NOW);
 
-        Intake intake = decisions.intake(running, Optional.empty(), NOW.plusSeconds(20), OTHER_WORKER, random);
+        Intake intake = decisions.intake(running, Optional.empty(), 1, NOW.plusSeconds(20), OTHER_WORKER, random);
 
         Intake.ActiveElsewhere elsewhere = assertInstanceOf(Intake.ActiveElsewhere.class, intake);
         assertEquals(Duration.ofSeconds(41), elsewhere.retryIn());
@@ -116,7 +116,7 @@ class DecisionsTest {
         LedgerRecord running = run(decisions, fresh(), NOW);
         Instant afterLease = running.leaseUntil().plusSeconds(1);
 
-        Intake intake = decisions.intake(running, Optional.empty(), afterLease, OTHER_WORKER, random);
+        Intake intake = decisions.intake(running, Optional.empty(), 1, afterLease, OTHER_WORKER, random);
 
         Disposition disposition = assertInstanceOf(Intake.Decided.class, intake).disposition();
         Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class, disposition);
@@ -141,7 +141,7 @@ class DecisionsTest {
         LedgerRecord running = run(decisions, fresh(), NOW);
         Instant afterLease = running.leaseUntil().plusSeconds(1);
 
-        Intake intake = decisions.intake(running, Optional.empty(), afterLease, OTHER_WORKER, random);
+        Intake intake = decisions.intake(running, Optional.empty(), 1, afterLease, OTHER_WORKER, random);
 
         LedgerRecord next = assertInstanceOf(Intake.Run.class, intake).next();
         assertEquals(2, next.attempt());
@@ -159,7 +159,7 @@ class DecisionsTest {
         Disposition last = null;
         int runs = 0;
         while (runs < 10) {
-            Intake intake = decisions.intake(record, Optional.empty(), now, WORKER, random);
+            Intake intake = decisions.intake(record, Optional.empty(), 1, now, WORKER, random);
             if (intake instanceof Intake.Decided decided) {
                 last = decided.disposition();
                 record = last.next();
@@ -184,14 +184,14 @@ class DecisionsTest {
         assertTrue(quarantine.reason().contains("CRASH"), quarantine.reason());
         assertTrue(quarantine.reason().contains("crashed"), quarantine.reason());
         assertInstanceOf(Intake.AlreadyQuarantined.class,
-                decisions.intake(record, Optional.empty(), now.plus(Duration.ofHours(1)), WORKER, random));
+                decisions.intake(record, Optional.empty(), 1, now.plus(Duration.ofHours(1)), WORKER, random));
     }
 
     @Test
     void anAdmissionRejectionWithLimitOneQuarantinesAtOnceNamingTheReason() {
         Decisions decisions = policy().limit(FailureClass.ADMISSION, 1).decisions();
 
-        Intake intake = decisions.intake(fresh(), Optional.of("body-too-large: body is 5000000 bytes"), NOW, WORKER, random);
+        Intake intake = decisions.intake(fresh(), Optional.of("body-too-large: body is 5000000 bytes"), 1, NOW, WORKER, random);
 
         Disposition.Quarantine quarantine = assertInstanceOf(Disposition.Quarantine.class,
                 assertInstanceOf(Intake.Decided.class, intake).disposition());
@@ -210,7 +210,7 @@ class DecisionsTest {
     void anAdmissionRejectionBelowItsLimitWaitsOnTheAdmissionLadder() {
         Decisions decisions = policy().limit(FailureClass.ADMISSION, 3).decisions();
 
-        Intake intake = decisions.intake(fresh(), Optional.of("unknown-schema-version"), NOW, WORKER, random);
+        Intake intake = decisions.intake(fresh(), Optional.of("unknown-schema-version"), 1, NOW, WORKER, random);
 
         Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class,
                 assertInstanceOf(Intake.Decided.class, intake).disposition());

@@ -24,14 +24,38 @@ class JobStateTransitionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"SUCCEEDED", "QUARANTINED"})
+    @EnumSource(value = JobState.class, names = {"SUCCEEDED", "RESOLVED", "UNRECOVERABLE"})
     void finishedStatesHaveNoNextState(JobState terminal) {
         assertTrue(terminal.next().isEmpty());
     }
 
     @Test
     void anActiveJobCanRetrySucceedOrBeQuarantined() {
-        assertEquals(EnumSet.allOf(JobState.class), JobState.ACTIVE.next());
+        assertEquals(EnumSet.of(JobState.ACTIVE, JobState.RETRY_WAIT, JobState.SUCCEEDED, JobState.QUARANTINED), JobState.ACTIVE.next());
+    }
+
+    @Test
+    void aQuarantinedJobOnlyLeavesThroughAnOperator() {
+        assertEquals(EnumSet.of(JobState.REPLAYING, JobState.RESOLVED, JobState.UNRECOVERABLE), JobState.QUARANTINED.next());
+    }
+
+    @Test
+    void aReplayingJobRunsOrIsRefusedButNeverSucceedsWithoutRunning() {
+        assertEquals(EnumSet.of(JobState.ACTIVE, JobState.QUARANTINED, JobState.UNRECOVERABLE), JobState.REPLAYING.next());
+    }
+
+    @Test
+    void aReplayStartsANewGenerationWithAFreshFailureBudgetAndKeepsTheAttemptCount() {
+        LedgerRecord quarantined = in(JobState.QUARANTINED).withAttempt(3)
+                .withFailureCounted(io.poisonguard.failure.FailureClass.PERMANENT)
+                .withQuarantine(io.poisonguard.failure.FailureClass.PERMANENT, "limit");
+        LedgerRecord replayed = quarantined.replayed(NOW.plusSeconds(5));
+        assertEquals(JobState.REPLAYING, replayed.state());
+        assertEquals(2, replayed.generation());
+        assertEquals(3, replayed.attempt());
+        assertEquals(0, replayed.failuresOf(io.poisonguard.failure.FailureClass.PERMANENT));
+        assertEquals(null, replayed.quarantineClass());
+        assertEquals(quarantined.jobId(), replayed.jobId());
     }
 
     @Test

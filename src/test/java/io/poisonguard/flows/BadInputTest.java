@@ -8,6 +8,7 @@ import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
@@ -101,8 +102,11 @@ class BadInputTest {
         assertEquals("PERMANENT", ledger.find("bad-json").orElseThrow().history().get(0).failureClass().name());
 
         given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
-        given().when().get("/jobs/bad-schema").then().statusCode(200).body("state", equalTo("QUARANTINED"));
-        given().when().get("/quarantine/bad-utf8").then().statusCode(200).body("failureClass", equalTo("ADMISSION"));
+        String viewer = Tokens.of("vera", "viewer");
+        given().auth().oauth2(viewer).when().get("/ops/jobs/bad-schema").then().statusCode(200).body("state", equalTo("QUARANTINED"));
+        given().auth().oauth2(viewer).when().get("/ops/quarantine/bad-utf8").then().statusCode(200)
+                .body("record.failureClass", equalTo("ADMISSION"))
+                .body("record.reason", org.hamcrest.Matchers.containsString("undecodable-body"));
         List<String> reasons = cases.keySet().stream().map(id -> id + " -> " + quarantine.find(id).orElseThrow().reason()).toList();
         System.out.println("\n[bad input] " + String.join("\n[bad input] ", reasons));
     }

@@ -15,9 +15,9 @@ final class PermitReaders {
     static final int CURRENT = 3;
 
     private final ObjectMapper json;
-    private final boolean legacyReader;
+    private final java.util.function.BooleanSupplier legacyReader;
 
-    PermitReaders(ObjectMapper json, boolean legacyReader) {
+    PermitReaders(ObjectMapper json, java.util.function.BooleanSupplier legacyReader) {
         this.json = json;
         this.legacyReader = legacyReader;
     }
@@ -31,7 +31,7 @@ final class PermitReaders {
             case 3 -> v3(root);
             case 2 -> v2(root);
             case 1 -> {
-                if (!legacyReader) {
+                if (!legacyReader.getAsBoolean()) {
                     throw JobFailure.permanent("schema version 1 is no longer readable by this release;"
                             + " enable poison-guard.example.legacy-reader to read it");
                 }

@@ -13,6 +13,7 @@ import java.security.MessageDigest;
 import java.security.NoSuchAlgorithmException;
 import java.util.HexFormat;
 import java.util.Set;
+import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The example workload: renders a permit report from a JSON job, asks the permit-records service
@@ -28,12 +29,22 @@ public class PermitReportHandler implements JobHandler {
     private final RecordsProvider provider;
     private final NoticePublisher notices;
     private final ObjectMapper json;
+    private final AtomicBoolean legacyReader;
 
     public PermitReportHandler(ObjectMapper json, ExampleConfig config, RecordsProvider provider, NoticePublisher notices) {
         this.json = json;
-        this.readers = new PermitReaders(json, config.legacyReader());
+        this.legacyReader = new AtomicBoolean(config.legacyReader());
+        this.readers = new PermitReaders(json, legacyReader::get);
         this.provider = provider;
         this.notices = notices;
+    }
+
+    /**
+     * Switches the release-27 compatibility reader at run time, as shipping a new handler version
+     * would (the replay drill: quarantine, ship the reader, replay).
+     */
+    public void legacyReader(boolean enabled) {
+        legacyReader.set(enabled);
     }
 
     @Override

@@ -1,0 +1,308 @@
+package io.poisonguard.api;
+
+import io.poisonguard.audit.AuditAction;
+import io.poisonguard.audit.AuditEntry;
+import io.poisonguard.audit.AuditLog;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.quarantine.QuarantinePage;
+import io.poisonguard.quarantine.QuarantineQuery;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.replay.ActionOutcome;
+import io.poisonguard.replay.BulkReplay;
+import io.poisonguard.replay.BulkReplays;
+import io.poisonguard.replay.BulkRequest;
+import io.poisonguard.replay.CodeVersion;
+import io.poisonguard.replay.OperatorActions;
+import io.poisonguard.tenants.Tenant;
+import io.poisonguard.tenants.TenantDirectory;
+import io.poisonguard.tenants.TenantStatus;
+import io.quarkus.security.identity.SecurityIdentity;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.DefaultValue;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.PUT;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.PathParam;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.QueryParam;
+import jakarta.ws.rs.core.MediaType;
+import jakarta.ws.rs.core.Response;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.format.DateTimeParseException;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+
+/**
+ * The operator API: list, inspect, dry-run, replay, resolve, audit, tenants. Every request needs a
+ * signed JWT (401 without one); roles decide what it may do (403 otherwise). Payloads appear only on
+ * the payload-reader path, and every such view is audited.
+ */
+@Path("/ops")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class OpsResource {
+    private final LedgerStore ledger;
+    private final QuarantineStore quarantine;
+    private final OperatorActions actions;
+    private final BulkReplays bulk;
+    private final AuditLog audit;
+    private final TenantDirectory tenants;
+    private final SecurityIdentity identity;
+    private final Clock clock;
+    private final CodeVersion codeVersion;
+
+    public OpsResource(LedgerStore ledger, QuarantineStore quarantine, OperatorActions actions, BulkReplays bulk, AuditLog audit,
+                       TenantDirectory tenants, SecurityIdentity identity, Clock clock, CodeVersion codeVersion) {
+        this.ledger = ledger;
+        this.quarantine = quarantine;
+        this.actions = actions;
+        this.bulk = bulk;
+        this.audit = audit;
+        this.tenants = tenants;
+        this.identity = identity;
+        this.clock = clock;
+        this.codeVersion = codeVersion;
+    }
+
+    /** Body of a replay request. */
+    public record ReplayRequest(String reason, Boolean dryRun) {
+    }
+
+    /** Body of a resolve request. */
+    public record ResolveRequest(String reason) {
+    }
+
+    /** Body of a bulk replay request. */
+    public record BulkReplayRequest(String failureClass, String tenant, String jobType, Integer limit, String reason, Boolean dryRun) {
+    }
+
+    /** Body of a tenant change. */
+    public record TenantRequest(String status, Set<String> jobTypes, String reason) {
+    }
+
+    @GET
+    @Path("jobs/{jobId}")
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public LedgerRecord job(@PathParam("jobId") String jobId) {
+        return ledger.find(jobId).orElseThrow(() -> new Problem(404, "Not found", "no ledger record for job " + jobId, jobId));
+    }
+
+    @GET
+    @Path("quarantine")
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public QuarantinePage list(@QueryParam("failureClass") String failureClass, @QueryParam("tenant") String tenant,
+                               @QueryParam("jobType") String jobType, @QueryParam("status") @DefaultValue("QUARANTINED") String status,
+                               @QueryParam("olderThan") String olderThan, @QueryParam("limit") @DefaultValue("50") int limit,
+                               @QueryParam("cursor") String cursor) {
+        if (limit < 1 || limit > 500) {
+            throw Problem.badRequest("limit must be between 1 and 500");
+        }
+        Optional<QuarantineStatus> st = status.equalsIgnoreCase("any") ? Optional.empty() : Optional.of(enumOf(QuarantineStatus.class, status, "status"));
+        try {
+            return quarantine.list(new QuarantineQuery(Optional.ofNullable(failureClass).map(c -> failureClass(c)), Optional.ofNullable(tenant),
+                    Optional.ofNullable(jobType), st, Optional.ofNullable(olderThan).map(d -> clock.instant().minus(duration(d))), limit,
+                    Optional.ofNullable(cursor)), clock.instant());
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(e.getMessage());
+        }
+    }
+
+    @GET
+    @Path("quarantine/{jobId}")
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public Map<String, Object> show(@PathParam("jobId") String jobId) {
+        QuarantineRecord record = quarantine.find(jobId)
+                .orElseThrow(() -> new Problem(404, "Not found", "no live quarantine record for job " + jobId, jobId));
+        Map<String, Object> view = new LinkedHashMap<>();
+        view.put("record", record);
+        view.put("ledgerState", ledger.find(jobId).map(r -> r.state().name()).orElse(null));
+        view.put("audit", audit.forJob(jobId, 100));
+        return view;
+    }
+
+    @GET
+    @Path("quarantine/{jobId}/payload")
+    @RolesAllowed(Roles.PAYLOAD_READER)
+    public Map<String, Object> payload(@PathParam("jobId") String jobId, @QueryParam("reason") String reason) {
+        ActionOutcome outcome = actions.payload(jobId, actor(), requireReason(reason));
+        return body(outcome, false);
+    }
+
+    @POST
+    @Path("quarantine/{jobId}/replay")
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public Response replay(@PathParam("jobId") String jobId, ReplayRequest request) {
+        ReplayRequest r = request == null ? new ReplayRequest(null, null) : request;
+        if (Boolean.FALSE.equals(r.dryRun())) {
+            requireOperator();
+            ActionOutcome outcome = actions.replay(jobId, actor(), requireReason(r.reason()));
+            return Response.status(outcome instanceof ActionOutcome.Replayed ? 202 : 200).entity(body(outcome, false)).build();
+        }
+        return Response.ok(body(actions.dryRun(jobId), true)).build();
+    }
+
+    @POST
+    @Path("quarantine/{jobId}/resolve")
+    @RolesAllowed(Roles.OPERATOR)
+    public Map<String, Object> resolve(@PathParam("jobId") String jobId, ResolveRequest request) {
+        return body(actions.resolve(jobId, actor(), requireReason(request == null ? null : request.reason())), false);
+    }
+
+    @POST
+    @Path("replays")
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public Response bulkReplay(BulkReplayRequest request) {
+        if (request == null) {
+            throw Problem.badRequest("a JSON body is required");
+        }
+        int limit = request.limit() == null ? 50 : request.limit();
+        if (limit < 1) {
+            throw Problem.badRequest("limit must be positive");
+        }
+        BulkRequest selection = new BulkRequest(Optional.ofNullable(request.failureClass()).map(OpsResource::failureClass),
+                Optional.ofNullable(request.tenant()), Optional.ofNullable(request.jobType()), limit,
+                request.reason() == null ? "" : request.reason());
+        if (!Boolean.FALSE.equals(request.dryRun())) {
+            List<Map<String, Object>> plan = bulk.plan(selection).stream().map(o -> body(o, true)).toList();
+            return Response.ok(Map.of("dryRun", true, "jobs", plan)).build();
+        }
+        requireOperator();
+        requireReason(request.reason());
+        return Response.status(202).entity(bulk.start(selection, actor())).build();
+    }
+
+    @GET
+    @Path("replays/{id}")
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public BulkReplay bulkStatus(@PathParam("id") String id) {
+        return bulk.find(id).orElseThrow(() -> new Problem(404, "Not found", "no bulk replay " + id + " on this instance", null));
+    }
+
+    @GET
+    @Path("audit")
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public List<AuditEntry> audit(@QueryParam("jobId") String jobId, @QueryParam("limit") @DefaultValue("100") int limit) {
+        if (limit < 1 || limit > 1000) {
+            throw Problem.badRequest("limit must be between 1 and 1000");
+        }
+        return jobId == null ? audit.recent(limit) : audit.forJob(jobId, limit);
+    }
+
+    @GET
+    @Path("tenants/{tenant}")
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR, Roles.ADMIN})
+    public Tenant tenant(@PathParam("tenant") String tenant) {
+        return tenants.find(tenant).orElseThrow(() -> new Problem(404, "Not found", "tenant " + tenant + " is not in the directory", null));
+    }
+
+    @PUT
+    @Path("tenants/{tenant}")
+    @RolesAllowed(Roles.ADMIN)
+    public Tenant putTenant(@PathParam("tenant") String tenant, TenantRequest request) {
+        if (request == null || request.status() == null) {
+            throw Problem.badRequest("status (ACTIVE or SUSPENDED) is required");
+        }
+        String reason = requireReason(request.reason());
+        Tenant t = new Tenant(tenant, enumOf(TenantStatus.class, request.status(), "status"),
+                request.jobTypes() == null ? Set.of() : request.jobTypes(), clock.instant(), actor());
+        tenants.put(t);
+        audit.append(new AuditEntry("tenant:" + tenant, clock.instant(), actor(), AuditAction.TENANT_CHANGE, reason, codeVersion.value(),
+                null, null, "SET", t.status() + " " + t.jobTypes().stream().sorted().toList()));
+        return t;
+    }
+
+    private Map<String, Object> body(ActionOutcome outcome, boolean dryRun) {
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("jobId", outcome.jobId());
+        switch (outcome) {
+            case ActionOutcome.Replayed r -> {
+                b.put("outcome", "REPLAYED");
+                b.put("generation", r.generation());
+                b.put("attempt", r.attempt());
+            }
+            case ActionOutcome.WouldReplay w -> {
+                b.put("outcome", "WOULD_REPLAY");
+                b.put("generation", w.generation());
+                b.put("attempt", w.attempt());
+            }
+            case ActionOutcome.Resolved r -> {
+                b.put("outcome", "RESOLVED");
+                b.put("discardedCopies", r.discardedCopies());
+            }
+            case ActionOutcome.Payload p -> {
+                b.put("outcome", "PAYLOAD");
+                b.put("body", p.body());
+                Map<String, String> attrs = new LinkedHashMap<>();
+                p.attributes().forEach((k, v) -> attrs.put(k, v.stringValue()));
+                b.put("attributes", attrs);
+            }
+            case ActionOutcome.Refused r -> {
+                if (!dryRun) {
+                    throw new Problem(r.refusal().status(), r.refusal().name(), r.detail(), r.jobId());
+                }
+                b.put("outcome", "REFUSED_" + r.refusal());
+                b.put("detail", r.detail());
+            }
+            case ActionOutcome.Unrecoverable u -> {
+                if (!dryRun) {
+                    throw new Problem(410, "UNRECOVERABLE", u.detail(), u.jobId());
+                }
+                b.put("outcome", "UNRECOVERABLE");
+                b.put("detail", u.detail());
+            }
+        }
+        return b;
+    }
+
+    private String actor() {
+        return identity.getPrincipal().getName();
+    }
+
+    private void requireOperator() {
+        if (!identity.hasRole(Roles.OPERATOR)) {
+            throw new Problem(403, "Forbidden", "only the operator role may replay; a dry run needs no more than viewer", null);
+        }
+    }
+
+    private static String requireReason(String reason) {
+        if (reason == null || reason.isBlank()) {
+            throw Problem.badRequest("a reason is required: say why this is safe");
+        }
+        if (reason.length() > 500) {
+            throw Problem.badRequest("reason must be at most 500 characters");
+        }
+        return reason.strip();
+    }
+
+    private static FailureClass failureClass(String s) {
+        return enumOf(FailureClass.class, s.replace('-', '_'), "failureClass");
+    }
+
+    private static <E extends Enum<E>> E enumOf(Class<E> type, String value, String field) {
+        try {
+            return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(field + " must be one of " + List.of(type.getEnumConstants()));
+        }
+    }
+
+    private static Duration duration(String s) {
+        try {
+            return Duration.parse(s.startsWith("P") ? s : "PT" + s.toUpperCase(Locale.ROOT));
+        } catch (DateTimeParseException e) {
+            throw Problem.badRequest("olderThan must be a duration such as 30m, 2h or P1D");
+        }
+    }
+}

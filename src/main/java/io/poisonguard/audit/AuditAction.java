@@ -1,0 +1,10 @@
+package io.poisonguard.audit;
+
+/** What an operator did. */
+public enum AuditAction {
+    REPLAY,
+    BULK_REPLAY,
+    RESOLVE,
+    VIEW_PAYLOAD,
+    TENANT_CHANGE
+}

@@ -1,0 +1,224 @@
+package io.poisonguard.replay;
+
+import io.poisonguard.admission.MessageAttribute;
+import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.audit.AuditAction;
+import io.poisonguard.audit.AuditEntry;
+import io.poisonguard.audit.AuditLog;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.quarantine.ReplayEntry;
+import io.poisonguard.tenants.TenantDirectory;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+
+/**
+ * Replay, resolve and payload view: the guarded operator actions. Every decision goes through
+ * {@link ReplayGuard}; every action, refused or done, leaves an audit entry.
+ *
+ * <p>Replay order: the ledger moves QUARANTINED → REPLAYING with one conditional write (so of two
+ * concurrent replays exactly one proceeds), then the dead-letter copy is taken, the paced send
+ * puts it back on the main queue with the next generation, and only then is the copy deleted.
+ */
+@ApplicationScoped
+public class OperatorActions {
+    private static final Logger LOG = Logger.getLogger(OperatorActions.class);
+
+    private final LedgerStore ledger;
+    private final QuarantineStore quarantine;
+    private final TenantDirectory tenants;
+    private final PayloadArchive archive;
+    private final ReplaySender sender;
+    private final AuditLog audit;
+    private final Clock clock;
+    private final CodeVersion codeVersion;
+    private final Pacer pacer;
+    private final java.time.Duration settleTime;
+
+    public OperatorActions(LedgerStore ledger, QuarantineStore quarantine, TenantDirectory tenants, PayloadArchive archive,
+                           ReplaySender sender, AuditLog audit, Clock clock, CodeVersion codeVersion, PoisonGuardConfig config) {
+        this.ledger = ledger;
+        this.quarantine = quarantine;
+        this.tenants = tenants;
+        this.archive = archive;
+        this.sender = sender;
+        this.audit = audit;
+        this.clock = clock;
+        this.codeVersion = codeVersion;
+        this.pacer = new Pacer(config.replay().rate());
+        this.settleTime = config.replay().settleTime();
+    }
+
+    /** What a replay of {@code jobId} would do now, changing nothing. */
+    public ActionOutcome dryRun(String jobId) {
+        Optional<LedgerRecord> current = ledger.find(jobId);
+        return guard(jobId, current).orElseGet(() ->
+                new ActionOutcome.WouldReplay(jobId, current.get().generation() + 1, current.get().attempt() + 1));
+    }
+
+    public ActionOutcome replay(String jobId, String actor, String reason) {
+        Instant now = clock.instant();
+        Optional<LedgerRecord> current = ledger.find(jobId);
+        Optional<ActionOutcome> refused = guard(jobId, current);
+        if (refused.isPresent()) {
+            if (refused.get() instanceof ActionOutcome.Unrecoverable u) {
+                markUnrecoverable(current.get(), now);
+            }
+            record(AuditAction.REPLAY, refused.get(), actor, reason, current.map(LedgerRecord::generation).orElse(null),
+                    current.map(LedgerRecord::attempt).orElse(null));
+            return refused.get();
+        }
+        LedgerRecord quarantined = current.get();
+        LedgerRecord replaying;
+        try {
+            replaying = ledger.write(quarantined.replayed(now));
+        } catch (LedgerConflict lost) {
+            ActionOutcome conflict = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
+            record(AuditAction.REPLAY, conflict, actor, reason, quarantined.generation(), quarantined.attempt());
+            return conflict;
+        }
+        int attempt = replaying.attempt() + 1;
+        List<ArchivedMessage> copies = archive.take(jobId);
+        Optional<Instant> quarantinedAt = quarantine.find(jobId).map(QuarantineRecord::quarantinedAt);
+        if (copies.isEmpty() && quarantinedAt.isPresent() && quarantinedAt.get().plus(settleTime).isAfter(now)) {
+            // The quarantine may still be sending its dead-letter copy: not a loss, just early.
+            ledger.write(replaying.moveTo(JobState.QUARANTINED, clock.instant())
+                    .withQuarantine(quarantined.quarantineClass(), quarantined.quarantineReason()));
+            ActionOutcome early = new ActionOutcome.Refused(jobId, Refusal.CONFLICT,
+                    "the quarantine of job " + jobId + " is still completing; try again in a minute");
+            record(AuditAction.REPLAY, early, actor, reason, quarantined.generation(), quarantined.attempt());
+            return early;
+        }
+        if (copies.isEmpty()) {
+            ledger.write(replaying.moveTo(JobState.UNRECOVERABLE, clock.instant()));
+            quarantine.updateStatus(jobId, QuarantineStatus.UNRECOVERABLE, Optional.empty());
+            ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
+                    "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
+            record(AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);
+            return gone;
+        }
+        ArchivedMessage payload = copies.get(0);
+        try {
+            pacer.acquire();
+            sender.send(payload.body(), replayAttributes(payload.attributes(), replaying.generation()));
+        } catch (RuntimeException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            archive.release(copies);
+            ledger.write(replaying.moveTo(JobState.QUARANTINED, clock.instant())
+                    .withQuarantine(quarantined.quarantineClass(), quarantined.quarantineReason()));
+            ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
+                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
+            record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
+            return failed;
+        }
+        archive.delete(copies);
+        quarantine.updateStatus(jobId, QuarantineStatus.REPLAYING,
+                Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+        ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
+        record(AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
+        LOG.infof("Job %s replayed by %s as generation %d (attempt %d)", jobId, actor, replaying.generation(), attempt);
+        return done;
+    }
+
+    /** Discards a quarantined job for good: it must not run again, and its dead-letter copies go. */
+    public ActionOutcome resolve(String jobId, String actor, String reason) {
+        Optional<LedgerRecord> current = ledger.find(jobId);
+        ActionOutcome outcome;
+        if (current.isEmpty()) {
+            outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId);
+        } else if (current.get().state() != JobState.QUARANTINED) {
+            outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + current.get().state()
+                    + "; only QUARANTINED jobs can be resolved");
+        } else {
+            try {
+                ledger.write(current.get().moveTo(JobState.RESOLVED, clock.instant()));
+                List<ArchivedMessage> copies = archive.take(jobId);
+                archive.delete(copies);
+                quarantine.updateStatus(jobId, QuarantineStatus.RESOLVED, Optional.empty());
+                outcome = new ActionOutcome.Resolved(jobId, copies.size());
+            } catch (LedgerConflict lost) {
+                outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
+            }
+        }
+        record(AuditAction.RESOLVE, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
+                current.map(LedgerRecord::attempt).orElse(null));
+        return outcome;
+    }
+
+    /** The secure path: the payload of a quarantined job, read from its dead-letter copy and audited. */
+    public ActionOutcome payload(String jobId, String actor, String reason) {
+        Optional<LedgerRecord> current = ledger.find(jobId);
+        ActionOutcome outcome;
+        if (current.isEmpty()) {
+            outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId);
+        } else {
+            List<ArchivedMessage> copies = archive.take(jobId);
+            if (copies.isEmpty()) {
+                outcome = new ActionOutcome.Unrecoverable(jobId, "no dead-letter copy is left");
+            } else {
+                archive.release(copies);
+                outcome = new ActionOutcome.Payload(jobId, copies.get(0).body(), copies.get(0).attributes());
+            }
+        }
+        record(AuditAction.VIEW_PAYLOAD, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
+                current.map(LedgerRecord::attempt).orElse(null));
+        return outcome;
+    }
+
+    private Optional<ActionOutcome> guard(String jobId, Optional<LedgerRecord> current) {
+        Optional<QuarantineRecord> record = quarantine.find(jobId);
+        Optional<String> tenantRefusal = current.flatMap(l -> tenants.refusal(l.tenant(), l.jobType()));
+        return ReplayGuard.check(jobId, current, record, tenantRefusal);
+    }
+
+    private void markUnrecoverable(LedgerRecord current, Instant now) {
+        try {
+            ledger.write(current.moveTo(JobState.UNRECOVERABLE, now));
+        } catch (LedgerConflict lost) {
+            LOG.debugf("Job %s changed while being marked unrecoverable", current.jobId());
+        }
+    }
+
+    /** The original attributes minus what quarantine added, plus the new generation. */
+    static Map<String, MessageAttribute> replayAttributes(Map<String, MessageAttribute> archived, int generation) {
+        Map<String, MessageAttribute> attrs = new HashMap<>(archived);
+        attrs.remove(WireAttributes.FAILURE_CLASS);
+        attrs.remove(WireAttributes.ATTEMPTS);
+        attrs.remove(WireAttributes.QUARANTINE_REASON);
+        attrs.put(WireAttributes.GENERATION, MessageAttribute.number(generation));
+        return attrs;
+    }
+
+    void record(AuditAction action, ActionOutcome outcome, String actor, String reason, Integer generation, Integer attempt) {
+        String result = switch (outcome) {
+            case ActionOutcome.Replayed r -> "REPLAYED";
+            case ActionOutcome.WouldReplay w -> "WOULD_REPLAY";
+            case ActionOutcome.Resolved r -> "RESOLVED";
+            case ActionOutcome.Payload p -> "PAYLOAD_SHOWN";
+            case ActionOutcome.Refused r -> "REFUSED_" + r.refusal();
+            case ActionOutcome.Unrecoverable u -> "UNRECOVERABLE";
+        };
+        String detail = switch (outcome) {
+            case ActionOutcome.Refused r -> r.detail();
+            case ActionOutcome.Unrecoverable u -> u.detail();
+            case ActionOutcome.Resolved r -> r.discardedCopies() + " dead-letter copies discarded";
+            default -> null;
+        };
+        audit.append(new AuditEntry(outcome.jobId(), clock.instant(), actor, action, reason, codeVersion.value(), generation, attempt, result, detail));
+    }
+}

@@ -1,0 +1,23 @@
+package io.poisonguard.replay;
+
+/** Why a replay was not done, with the HTTP status the operator API answers. */
+public enum Refusal {
+    NOT_FOUND(404),
+    /** Only QUARANTINED jobs replay. */
+    NOT_QUARANTINED(409),
+    /** Another replay or resolve changed the job first. */
+    CONFLICT(409),
+    TENANT_NOT_AUTHORIZED(403),
+    /** The main queue did not take the replayed message; nothing changed. */
+    SEND_FAILED(503);
+
+    private final int status;
+
+    Refusal(int status) {
+        this.status = status;
+    }
+
+    public int status() {
+        return status;
+    }
+}

@@ -1,0 +1,36 @@
+package io.poisonguard.replay;
+
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.quarantine.QuarantineRecord;
+
+import java.util.Optional;
+
+/**
+ * The one place that decides whether a job may be replayed now: it must exist, be QUARANTINED,
+ * still be within its retention, and its tenant must be authorized for its job type today.
+ */
+public final class ReplayGuard {
+    private ReplayGuard() {
+    }
+
+    /** Empty when the replay may go ahead; otherwise the refusal or the honest unrecoverable answer. */
+    public static Optional<ActionOutcome> check(String jobId, Optional<LedgerRecord> ledger, Optional<QuarantineRecord> record,
+                                                Optional<String> tenantRefusal) {
+        if (ledger.isEmpty()) {
+            return Optional.of(new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId));
+        }
+        JobState state = ledger.get().state();
+        if (state != JobState.QUARANTINED) {
+            return Optional.of(new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + state
+                    + "; only QUARANTINED jobs replay"));
+        }
+        if (record.isEmpty()) {
+            return Optional.of(new ActionOutcome.Unrecoverable(jobId, "the quarantine record passed its retention; the payload is gone"));
+        }
+        if (tenantRefusal.isPresent()) {
+            return Optional.of(new ActionOutcome.Refused(jobId, Refusal.TENANT_NOT_AUTHORIZED, tenantRefusal.get()));
+        }
+        return Optional.empty();
+    }
+}

@@ -1,0 +1,99 @@
+package io.poisonguard.sqs;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.replay.ArchivedMessage;
+import io.poisonguard.replay.PayloadArchive;
+import jakarta.enterprise.context.ApplicationScoped;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * Finds a job's copies in the dead-letter queue by receiving and looking at the {@code job-id}
+ * attribute, hiding what it holds for {@link #HOLD_SECONDS} and giving everything else back at once.
+ * Cost grows with the DLQ's depth: fine for an operator action, not for a hot path.
+ */
+@ApplicationScoped
+public class SqsPayloadArchive implements PayloadArchive {
+    static final int HOLD_SECONDS = 60;
+    /** Upper bound on receives per scan (10 messages each). */
+    static final int MAX_ROUNDS = 500;
+
+    private final SqsClient sqs;
+    private final QueueUrls urls;
+
+    public SqsPayloadArchive(SqsClient sqs, QueueUrls urls) {
+        this.sqs = sqs;
+        this.urls = urls;
+    }
+
+    @Override
+    public List<ArchivedMessage> take(String jobId) {
+        String url = urls.deadLetter();
+        List<ArchivedMessage> found = new ArrayList<>();
+        List<Message> others = new ArrayList<>();
+        Set<String> seen = new HashSet<>();
+        try {
+            for (int round = 0; round < MAX_ROUNDS; round++) {
+                List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(0)
+                        .visibilityTimeout(HOLD_SECONDS).messageAttributeNames("All")).messages();
+                if (batch.isEmpty()) {
+                    break;
+                }
+                boolean wrapped = false;
+                for (Message m : batch) {
+                    wrapped |= !seen.add(m.messageId());
+                    InboundMessage domain = SqsJobQueue.toDomain(m, Instant.EPOCH);
+                    if (domain.attribute(WireAttributes.JOB_ID).filter(jobId::equals).isPresent()) {
+                        found.add(new ArchivedMessage(m.messageId(), m.receiptHandle(), m.body(), domain.attributes()));
+                    } else {
+                        others.add(m);
+                    }
+                }
+                if (wrapped) {
+                    break;
+                }
+            }
+        } finally {
+            giveBack(url, others.stream().map(Message::receiptHandle).toList());
+        }
+        return found;
+    }
+
+    @Override
+    public void delete(List<ArchivedMessage> copies) {
+        String url = urls.deadLetter();
+        for (int i = 0; i < copies.size(); i += 10) {
+            List<ArchivedMessage> chunk = copies.subList(i, Math.min(copies.size(), i + 10));
+            List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
+            for (int j = 0; j < chunk.size(); j++) {
+                entries.add(DeleteMessageBatchRequestEntry.builder().id("d" + j).receiptHandle(chunk.get(j).receiptHandle()).build());
+            }
+            sqs.deleteMessageBatch(b -> b.queueUrl(url).entries(entries));
+        }
+    }
+
+    @Override
+    public void release(List<ArchivedMessage> copies) {
+        giveBack(urls.deadLetter(), copies.stream().map(ArchivedMessage::receiptHandle).toList());
+    }
+
+    private void giveBack(String url, List<String> receipts) {
+        for (int i = 0; i < receipts.size(); i += 10) {
+            List<String> chunk = receipts.subList(i, Math.min(receipts.size(), i + 10));
+            List<ChangeMessageVisibilityBatchRequestEntry> entries = new ArrayList<>();
+            for (int j = 0; j < chunk.size(); j++) {
+                entries.add(ChangeMessageVisibilityBatchRequestEntry.builder().id("v" + j).receiptHandle(chunk.get(j)).visibilityTimeout(0).build());
+            }
+            sqs.changeMessageVisibilityBatch(b -> b.queueUrl(url).entries(entries));
+        }
+    }
+}

@@ -1,0 +1,329 @@
+package io.poisonguard.flows;
+
+import io.poisonguard.audit.AuditEntry;
+import io.poisonguard.audit.AuditLog;
+import io.poisonguard.config.Names;
+import io.poisonguard.example.permit.PermitReportHandler;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.pipeline.Poller;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.replay.ArchivedMessage;
+import io.poisonguard.replay.PayloadArchive;
+import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Invariant 10, seed 001's failure trace: quarantine, ship the reader, replay with the same
+ * identity under guard, audit, canary-first bulk replay at a bounded rate.
+ */
+@QuarkusTest
+@TestProfile(ReplayFlowTest.Profile.class)
+class ReplayFlowTest {
+    static final double RATE = 4.0;
+
+    public static class Profile extends EmulatorProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("poison-guard.replay.rate", Double.toString(RATE),
+                    "poison-guard.replay.canary-timeout", "30s",
+                    "poison-guard.replay.settle-time", "1s");
+        }
+    }
+
+    @Inject
+    SqsClient sqs;
+    @Inject
+    Names names;
+    @Inject
+    LedgerStore ledger;
+    @Inject
+    QuarantineStore quarantine;
+    @Inject
+    AuditLog audit;
+    @Inject
+    PermitReportHandler handler;
+    @Inject
+    Poller poller;
+    @Inject
+    PayloadArchive archive;
+
+    Queues queues;
+    final String operator = Tokens.of("olga", "operator");
+    final String viewer = Tokens.of("vic", "viewer");
+    final String admin = Tokens.of("ada", "admin");
+
+    @BeforeEach
+    void setUp() {
+        queues = new Queues(sqs, names);
+        handler.legacyReader(false);
+    }
+
+    @AfterEach
+    void tearDown() {
+        handler.legacyReader(false);
+        poller.start();
+    }
+
+    private void tenant(String tenant, String status, String... jobTypes) {
+        given().auth().oauth2(admin).contentType(ContentType.JSON)
+                .body(Map.of("status", status, "jobTypes", List.of(jobTypes), "reason", "test setup"))
+                .put("/ops/tenants/" + tenant).then().statusCode(200);
+    }
+
+    /** Sends a release-27 job and waits until its quarantine is complete (DLQ copy sent, source deleted). */
+    private void quarantineOldSchemaJob(String jobId, String tenant) {
+        queues.send(Queues.permitV1("P-" + jobId), Queues.permitAttributes(jobId, tenant, 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(jobId) == JobState.QUARANTINED && quarantine.find(jobId).isPresent()
+                && queues.depth(names.jobsQueue()) == 0);
+    }
+
+    private Response replay(String token, String jobId, String reason) {
+        return given().auth().oauth2(token).contentType(ContentType.JSON).body(Map.of("reason", reason, "dryRun", false))
+                .post("/ops/quarantine/" + jobId + "/replay");
+    }
+
+    private JobState state(String jobId) {
+        return ledger.find(jobId).map(LedgerRecord::state).orElse(null);
+    }
+
+    private List<Message> noticesFor(String jobId) {
+        return queues.drain(names.noticesQueue()).stream().filter(m -> jobId.equals(Queues.attr(m, "job-id"))).toList();
+    }
+
+    @Test
+    void anUnsupportedSchemaJobReplaysAfterTheReaderShipsWithItsIdentityAndExactlyOneNotice() {
+        tenant("t-drill", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-legacy", "t-drill");
+        assertEquals(1, ledger.find("r-legacy").orElseThrow().generation());
+
+        handler.legacyReader(true);
+        replay(operator, "r-legacy", "reader for release-27 shape shipped in 0.1.1")
+                .then().statusCode(202).body("outcome", equalTo("REPLAYED")).body("generation", equalTo(2)).body("attempt", equalTo(2));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-legacy") == JobState.SUCCEEDED);
+
+        LedgerRecord done = ledger.find("r-legacy").orElseThrow();
+        assertEquals(2, done.generation(), "a new generation");
+        assertEquals(2, done.attempt(), "attempt numbering carries on");
+        assertEquals(1, noticesFor("r-legacy").size(), "one completion notice");
+        await().atMost(Duration.ofSeconds(10)).until(() -> quarantine.find("r-legacy").orElseThrow().status() == QuarantineStatus.REPLAYED);
+        QuarantineRecord record = quarantine.find("r-legacy").orElseThrow();
+        assertEquals("SUCCEEDED", record.replays().get(0).outcome());
+        assertEquals("olga", record.replays().get(0).actor());
+
+        AuditEntry entry = audit.forJob("r-legacy", 10).stream().filter(e -> e.outcome().equals("REPLAYED")).findFirst().orElseThrow();
+        assertEquals("olga", entry.actor());
+        assertEquals("reader for release-27 shape shipped in 0.1.1", entry.reason());
+        assertEquals(2, entry.generation());
+        assertEquals(2, entry.attempt());
+        assertTrue(entry.codeVersion().startsWith("0.1.0-SNAPSHOT+"), entry.codeVersion());
+
+        replay(operator, "r-legacy", "again").then().statusCode(409).contentType("application/problem+json")
+                .body("title", equalTo("NOT_QUARANTINED")).body("jobId", equalTo("r-legacy"));
+        // A stray copy of the replayed generation is dropped as a duplicate: still no second notice.
+        Map<String, String> attrs = Queues.permitAttributes("r-legacy", "t-drill", 1);
+        attrs.put("generation", "2");
+        queues.send(Queues.permitV1("P-r-legacy"), attrs);
+        await().atMost(Duration.ofSeconds(20)).until(() -> queues.depth(names.jobsQueue()) == 0);
+        assertEquals(0, noticesFor("r-legacy").size(), "no second completion notice");
+        System.out.printf("%n[replay] r-legacy: quarantined at generation 1, replayed by olga as generation 2 attempt 2, SUCCEEDED,"
+                + " one notice; second replay answered 409; audit codeVersion %s%n", entry.codeVersion());
+    }
+
+    @Test
+    void aReplayAfterTheTenantLostPermissionIsRefusedWith403AndAudited() {
+        tenant("t-revoked", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-revoked", "t-revoked");
+        tenant("t-revoked", "SUSPENDED", "permit-report");
+
+        replay(operator, "r-revoked", "customer asked").then().statusCode(403).body("title", equalTo("TENANT_NOT_AUTHORIZED"))
+                .body("detail", containsString("SUSPENDED"));
+        assertEquals(JobState.QUARANTINED, state("r-revoked"));
+        assertTrue(audit.forJob("r-revoked", 10).stream().anyMatch(e -> e.outcome().equals("REFUSED_TENANT_NOT_AUTHORIZED")
+                && e.actor().equals("olga")), "the refusal is audited");
+    }
+
+    @Test
+    void theWorkerRefusesAReplayedJobWhoseTenantLostPermissionBeforeItRan() {
+        tenant("t-late", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-late", "t-late");
+        handler.legacyReader(true);
+        poller.stop();
+        replay(operator, "r-late", "reader shipped").then().statusCode(202);
+        tenant("t-late", "ACTIVE");
+        poller.start();
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-late") == JobState.QUARANTINED
+                && ledger.find("r-late").orElseThrow().generation() == 2);
+        LedgerRecord r = ledger.find("r-late").orElseThrow();
+        assertTrue(r.quarantineReason().contains("tenant-not-authorized"), r.quarantineReason());
+        assertEquals(0, noticesFor("r-late").size(), "the handler did not run");
+    }
+
+    @Test
+    void twoConcurrentReplaysOfOneJobGiveOneReplayOneConflictAndOneNotice() throws Exception {
+        tenant("t-race", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-race", "t-race");
+        handler.legacyReader(true);
+
+        CountDownLatch go = new CountDownLatch(1);
+        List<CompletableFuture<Integer>> calls = IntStream.range(0, 2).mapToObj(i -> CompletableFuture.supplyAsync(() -> {
+            try {
+                go.await();
+            } catch (InterruptedException e) {
+                throw new IllegalStateException(e);
+            }
+            return replay(operator, "r-race", "race " + i).statusCode();
+        })).toList();
+        go.countDown();
+        List<Integer> statuses = calls.stream().map(CompletableFuture::join).sorted().toList();
+        assertEquals(List.of(202, 409), statuses);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-race") == JobState.SUCCEEDED);
+        assertEquals(2, ledger.find("r-race").orElseThrow().generation());
+        assertEquals(1, noticesFor("r-race").size(), "one result, one notice");
+    }
+
+    @Test
+    void aReplayAfterThePayloadIsGoneAnswersUnrecoverableAndTheRecordSaysSo() {
+        tenant("t-gone", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-gone", "t-gone");
+        List<ArchivedMessage> copies = archive.take("r-gone");
+        assertEquals(1, copies.size());
+        archive.delete(copies);
+        await().atMost(Duration.ofSeconds(5)).until(() -> quarantine.find("r-gone").orElseThrow().quarantinedAt()
+                .isBefore(Instant.now().minusSeconds(1)));
+
+        replay(operator, "r-gone", "retention test").then().statusCode(410).body("title", equalTo("UNRECOVERABLE"));
+        assertEquals(JobState.UNRECOVERABLE, state("r-gone"));
+        assertEquals(QuarantineStatus.UNRECOVERABLE, quarantine.find("r-gone").orElseThrow().status());
+        given().auth().oauth2(viewer).get("/ops/quarantine/r-gone").then().statusCode(200)
+                .body("record.status", equalTo("UNRECOVERABLE")).body("ledgerState", equalTo("UNRECOVERABLE"));
+    }
+
+    @Test
+    void rolesGovernTheApiAndThePayloadPathIsAudited() {
+        tenant("t-auth", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-auth", "t-auth");
+
+        given().get("/ops/quarantine").then().statusCode(401);
+        given().auth().oauth2("not-a-token").get("/ops/quarantine").then().statusCode(401);
+        replay(viewer, "r-auth", "viewer tries").then().statusCode(403);
+        given().auth().oauth2(viewer).contentType(ContentType.JSON).body(Map.of("reason", "look"))
+                .post("/ops/quarantine/r-auth/replay").then().statusCode(200).body("outcome", equalTo("WOULD_REPLAY"));
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("dryRun", false))
+                .post("/ops/quarantine/r-auth/replay").then().statusCode(400).contentType("application/problem+json");
+        given().auth().oauth2(viewer).get("/ops/quarantine/r-auth/payload?reason=curious").then().statusCode(403);
+        given().auth().oauth2(operator).get("/ops/quarantine/r-auth/payload?reason=curious").then().statusCode(403);
+        given().auth().oauth2(viewer).get("/ops/quarantine?failureClass=PERMANENT&tenant=t-auth").then().statusCode(200)
+                .body("items.jobId", org.hamcrest.Matchers.hasItem("r-auth"))
+                .body("items[0].reason", containsString("schema version 1"));
+
+        String reader = Tokens.of("pat", "payload-reader");
+        given().auth().oauth2(reader).get("/ops/quarantine/r-auth/payload?reason=diagnose customer ticket 9417").then().statusCode(200)
+                .body("body", equalTo(Queues.permitV1("P-r-auth")));
+        AuditEntry view = audit.forJob("r-auth", 10).stream().filter(e -> e.action().name().equals("VIEW_PAYLOAD")).findFirst().orElseThrow();
+        assertEquals("pat", view.actor());
+        assertEquals("diagnose customer ticket 9417", view.reason());
+        assertTrue(view.detail() == null || !view.detail().contains("Old Shape"), "no payload in the audit entry");
+        assertEquals(JobState.QUARANTINED, state("r-auth"), "viewing changes nothing");
+    }
+
+    @Test
+    void aBulkReplayStopsAtAFailedCanaryThenCompletesAtTheConfiguredRateOnceTheReaderShipsWhileValidJobsFlow() {
+        tenant("t-bulk", "ACTIVE", "permit-report");
+        List<String> jobs = IntStream.rangeClosed(1, 20).mapToObj(i -> String.format("bulk-%02d", i)).toList();
+        jobs.forEach(id -> queues.send(Queues.permitV1("P-" + id), Queues.permitAttributes(id, "t-bulk", 1)));
+        await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id) == JobState.QUARANTINED
+                && quarantine.find(id).isPresent()) && queues.depth(names.jobsQueue()) == 0);
+        Map<String, Object> selection = Map.of("failureClass", "PERMANENT", "tenant", "t-bulk", "limit", 50, "reason", "release-27 reader");
+
+        given().auth().oauth2(viewer).contentType(ContentType.JSON).body(selection).post("/ops/replays").then().statusCode(200)
+                .body("dryRun", equalTo(true)).body("jobs.size()", equalTo(20)).body("jobs.outcome", org.hamcrest.Matchers.everyItem(equalTo("WOULD_REPLAY")));
+
+        Map<String, Object> execute = new java.util.HashMap<>(selection);
+        execute.put("dryRun", false);
+        String failing = given().auth().oauth2(operator).contentType(ContentType.JSON).body(execute).post("/ops/replays")
+                .then().statusCode(202).extract().path("id");
+        String canaryStatus = awaitBatch(failing);
+        assertEquals("CANARY_FAILED", canaryStatus);
+        String canary = given().auth().oauth2(viewer).get("/ops/replays/" + failing).then().extract().path("canaryJobId");
+        assertEquals(2, ledger.find(canary).orElseThrow().generation(), "the canary ran as generation 2 and failed");
+        assertEquals(19, jobs.stream().filter(id -> !id.equals(canary))
+                .filter(id -> state(id) == JobState.QUARANTINED && ledger.find(id).orElseThrow().generation() == 1).count(),
+                "the other 19 stayed quarantined, untouched");
+        String why = given().auth().oauth2(viewer).get("/ops/replays/" + failing).then().extract().path("detail");
+        assertTrue(why.contains(canary) && why.contains("19"), why);
+
+        handler.legacyReader(true);
+        String fixed = given().auth().oauth2(operator).contentType(ContentType.JSON).body(execute).post("/ops/replays")
+                .then().statusCode(202).extract().path("id");
+        List<String> healthy = IntStream.range(0, 10).mapToObj(i -> "flow-" + i).toList();
+        healthy.forEach(id -> queues.send(Queues.permitV3("P-" + id), Queues.permitAttributes(id, "t-bulk", 3)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> healthy.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
+        Instant healthyDone = Instant.now();
+        assertEquals("COMPLETED", awaitBatch(fixed));
+        await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
+
+        List<Message> notices = queues.drain(names.noticesQueue());
+        Map<String, Long> perJob = notices.stream().collect(Collectors.groupingBy(m -> Queues.attr(m, "job-id"), Collectors.counting()));
+        jobs.forEach(id -> assertEquals(1L, perJob.get(id), "one notice for " + id));
+
+        String secondCanary = given().auth().oauth2(viewer).get("/ops/replays/" + fixed).then().extract().path("canaryJobId");
+        Instant batchDone = Instant.parse(given().auth().oauth2(viewer).get("/ops/replays/" + fixed).then().extract().path("finishedAt"));
+        List<Instant> sentAt = new ArrayList<>();
+        for (String id : jobs) {
+            if (!id.equals(secondCanary)) {
+                audit.forJob(id, 20).stream().filter(e -> e.outcome().equals("REPLAYED") && e.reason().contains(fixed))
+                        .forEach(e -> sentAt.add(e.at()));
+            }
+        }
+        sentAt.sort(null);
+        assertEquals(19, sentAt.size());
+        double seconds = Duration.between(sentAt.get(0), sentAt.get(sentAt.size() - 1)).toMillis() / 1000.0;
+        double measured = (sentAt.size() - 1) / seconds;
+        assertTrue(measured <= RATE * 1.1, "replays went out at " + measured + "/s, above the configured " + RATE + "/s");
+        System.out.printf("%n[bulk replay] failing canary %s stopped the batch (%s); after the fix: 20/20 SUCCEEDED, one notice each;"
+                        + " 19 widening replays at %.2f/s (configured %.1f/s); 10 healthy jobs sent during the batch all completed %d ms"
+                        + " before it finished%n",
+                canary, canaryStatus, measured, RATE, Duration.between(healthyDone, batchDone).toMillis());
+    }
+
+    private String awaitBatch(String id) {
+        await().atMost(Duration.ofSeconds(90)).until(() -> {
+            String s = given().auth().oauth2(viewer).get("/ops/replays/" + id).then().statusCode(200).extract().path("status");
+            return !s.equals("CANARY_RUNNING") && !s.equals("WIDENING");
+        });
+        return given().auth().oauth2(viewer).get("/ops/replays/" + id).then().extract().path("status");
+    }
+}
