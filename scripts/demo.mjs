@@ -1,6 +1,7 @@
 // Sends a small mixed workload to the local emulators and prints what became of each job.
-// Usage: node scripts/demo.mjs <sqs-endpoint> <service-url> <prefix>
-const [sqsEndpoint, serviceUrl, prefix] = process.argv.slice(2);
+// Usage: node scripts/demo.mjs <sqs-endpoint> <service-url> <prefix> <viewer-token>
+const [sqsEndpoint, serviceUrl, prefix, token] = process.argv.slice(2);
+const auth = { headers: { Authorization: `Bearer ${token}` } };
 
 async function sqs(action, payload) {
   const res = await fetch(sqsEndpoint, {
@@ -54,7 +55,7 @@ const results = {};
 const deadline = Date.now() + 120_000;
 while (Date.now() < deadline) {
   for (const id of Object.keys(what)) {
-    const res = await fetch(`${serviceUrl}/jobs/${encodeURIComponent(id)}`);
+    const res = await fetch(`${serviceUrl}/ops/jobs/${encodeURIComponent(id)}`, auth);
     if (res.ok) results[id] = await res.json();
   }
   if (Object.keys(what).every((id) => results[id] && final.has(results[id].state))) break;

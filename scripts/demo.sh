@@ -27,8 +27,14 @@ pids+=($!)
 for _ in $(seq 1 60); do grep -q "emulators ready" target/demo/emulators.log && break; sleep 1; done
 grep -q "emulators ready" target/demo/emulators.log || { cat target/demo/emulators.log; exit 1; }
 
+KEYS="$PWD/target/demo/keys"
+VIEWER=$(node scripts/dev-token.mjs --keys "$KEYS" --sub demo-viewer viewer)
+ADMIN=$(node scripts/dev-token.mjs --keys "$KEYS" --sub demo-admin admin)
+OPERATOR=$(node scripts/dev-token.mjs --keys "$KEYS" --sub demo-operator operator)
+
 echo "==> starting poison-guard (log: target/demo/service.log)"
 java \
+  -Dmp.jwt.verify.publickey.location="$KEYS/public.pem" \
   -Dquarkus.http.port="$HTTP_PORT" \
   -Dquarkus.sqs.endpoint-override="http://localhost:$SQS_PORT" \
   -Dquarkus.dynamodb.endpoint-override="http://localhost:$DYNAMO_PORT" \
@@ -55,7 +61,14 @@ pids+=($!)
 for _ in $(seq 1 60); do curl -fs "http://localhost:$HTTP_PORT/q/health/ready" >/dev/null 2>&1 && break; sleep 1; done
 curl -fs "http://localhost:$HTTP_PORT/q/health/ready" >/dev/null || { tail -50 target/demo/service.log; exit 1; }
 
-node scripts/demo.mjs "http://localhost:$SQS_PORT" "http://localhost:$HTTP_PORT" "$PREFIX"
+node scripts/demo.mjs "http://localhost:$SQS_PORT" "http://localhost:$HTTP_PORT" "$PREFIX" "$VIEWER"
 echo
 echo "quarantine events from the service log:"
 grep -o '{"event":"job.quarantined".*' target/demo/service.log | sed 's/^/  /' || true
+
+echo
+echo "==> operator view: register the tenant, then dry-run a replay of the poison job (nothing is replayed)"
+curl -fs -X PUT "http://localhost:$HTTP_PORT/ops/tenants/tenant-demo" -H "Authorization: Bearer $ADMIN" \
+  -H 'Content-Type: application/json' -d '{"status":"ACTIVE","jobTypes":["permit-report"],"reason":"demo setup"}' >/dev/null
+node scripts/replay.mjs --url "http://localhost:$HTTP_PORT" --token "$OPERATOR" --job demo-old-schema \
+  --reason "release-27 reader is not shipped yet: dry run only"

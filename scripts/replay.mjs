@@ -1,0 +1,67 @@
+// The guarded replay command: asks the operator API what a replay would do (dry run, the default)
+// and only with --execute does it. A reason is always required.
+//
+//   node scripts/replay.mjs --url URL --reason "why this is safe" --job JOB_ID [--execute]
+//   node scripts/replay.mjs --url URL --reason "..." --failure-class PERMANENT [--tenant T] [--job-type J] [--limit N] [--execute]
+//
+// The token comes from --token or PG_TOKEN (an operator token to execute; a viewer token can dry-run).
+const args = process.argv.slice(2);
+const opt = {};
+for (let i = 0; i < args.length; i++) {
+  const a = args[i];
+  if (a === '--execute') opt.execute = true;
+  else if (a.startsWith('--')) opt[a.slice(2)] = args[++i];
+  else { console.error(`unexpected argument: ${a}`); process.exit(2); }
+}
+const url = (opt.url || process.env.PG_URL || 'http://localhost:8080').replace(/\/$/, '');
+const token = opt.token || process.env.PG_TOKEN;
+const fail = (msg, code = 2) => { console.error(msg); process.exit(code); };
+if (!opt.reason || !opt.reason.trim()) fail('--reason is required: say why replaying is safe now (it goes into the audit trail)');
+if (!token) fail('a token is required: --token or PG_TOKEN (see scripts/dev-token.mjs for local ones)');
+if (!opt.job && !opt['failure-class'] && !opt.tenant && !opt['job-type']) fail('say what to replay: --job, or a filter (--failure-class, --tenant, --job-type)');
+
+async function call(method, path, body) {
+  const res = await fetch(url + path, {
+    method,
+    headers: { Authorization: `Bearer ${token}`, 'Content-Type': 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json;
+  try { json = text ? JSON.parse(text) : {}; } catch { json = { detail: text }; }
+  return { status: res.status, json };
+}
+const line = (o) => `${o.jobId.padEnd(24)} ${String(o.outcome).padEnd(30)} ${o.generation ? `generation ${o.generation}, attempt ${o.attempt}` : (o.detail || '')}`;
+const problem = (r) => `${r.status} ${r.json.title || ''}: ${r.json.detail || JSON.stringify(r.json)}`;
+
+if (opt.job) {
+  const r = await call('POST', `/ops/quarantine/${encodeURIComponent(opt.job)}/replay`, { reason: opt.reason, dryRun: !opt.execute });
+  if (r.status >= 400) fail(problem(r), 1);
+  console.log((opt.execute ? '' : 'DRY RUN (add --execute to replay)\n') + line(r.json));
+  process.exit(0);
+}
+
+const selection = {
+  failureClass: opt['failure-class'], tenant: opt.tenant, jobType: opt['job-type'],
+  limit: opt.limit ? Number(opt.limit) : 50, reason: opt.reason, dryRun: !opt.execute,
+};
+const r = await call('POST', '/ops/replays', selection);
+if (r.status >= 400) fail(problem(r), 1);
+if (!opt.execute) {
+  console.log(`DRY RUN (add --execute to replay, canary first): ${r.json.jobs.length} jobs selected`);
+  r.json.jobs.forEach((o) => console.log(line(o)));
+  process.exit(0);
+}
+console.log(`bulk replay ${r.json.id}: ${r.json.status}, canary ${r.json.canaryJobId}`);
+let last = '';
+for (;;) {
+  const s = await call('GET', `/ops/replays/${r.json.id}`);
+  if (s.status >= 400) fail(problem(s), 1);
+  const summary = `${s.json.status} (${s.json.outcomes.length} sent)`;
+  if (summary !== last) { console.log(summary); last = summary; }
+  if (!['CANARY_RUNNING', 'WIDENING'].includes(s.json.status)) {
+    console.log(s.json.detail);
+    process.exit(s.json.status === 'COMPLETED' ? 0 : 1);
+  }
+  await new Promise((res) => setTimeout(res, 1000));
+}
