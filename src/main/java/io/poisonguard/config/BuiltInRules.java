@@ -6,11 +6,14 @@ import io.poisonguard.failure.FailureClass;
 import java.util.List;
 
 /**
- * Classification rules every deployment gets after its own: input that cannot be parsed or is
- * refused as invalid is PERMANENT; timeouts and I/O are TRANSIENT.
+ * Classification rules every deployment gets after its own: an open circuit breaker is
+ * DEPENDENCY_DOWN; input that cannot be parsed or is refused as invalid is PERMANENT; timeouts and
+ * I/O are TRANSIENT.
  */
 final class BuiltInRules {
     static final List<ClassificationRule> RULES = List.of(
+            // An open breaker means the dependency is down, not that this job is bad.
+            new ClassificationRule(org.eclipse.microprofile.faulttolerance.exceptions.CircuitBreakerOpenException.class, FailureClass.DEPENDENCY_DOWN),
             new ClassificationRule(com.fasterxml.jackson.core.JsonProcessingException.class, FailureClass.PERMANENT),
             new ClassificationRule(IllegalArgumentException.class, FailureClass.PERMANENT),
             new ClassificationRule(UnsupportedOperationException.class, FailureClass.PERMANENT),

@@ -100,6 +100,12 @@ public interface PoisonGuardConfig {
         @WithDefault("25s")
         Duration shutdownGrace();
 
+        /**
+         * Circuit breakers (SmallRye Fault Tolerance names) that pause consumption while open: a
+         * dependency that is down must not burn item attempts. Half-open lets one probe job through.
+         */
+        Optional<List<String>> pauseOnBreakers();
+
         /** Entries kept in a job's attempt history. */
         @WithDefault("10")
         int historySize();

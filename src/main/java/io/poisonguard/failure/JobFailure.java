@@ -35,6 +35,6 @@ public class JobFailure extends RuntimeException {
     }
 
     public static JobFailure dependencyDown(String message) {
-        return new JobFailure(FailureClass.DEPENDENCY_DOWN, message);
+        return new DependencyDownFailure(message);
     }
 }

@@ -21,6 +21,7 @@ public class Metrics {
 
     private final MeterRegistry registry;
     private final AtomicInteger inFlight = new AtomicInteger();
+    private final AtomicInteger paused = new AtomicInteger();
     private final DistributionSummary queueAge;
     private final Counter received;
 
@@ -33,6 +34,12 @@ public class Metrics {
                 .register(registry);
         this.received = Counter.builder("poison.guard.received").description("Messages received from the main queue").register(registry);
         registry.gauge("poison.guard.in.flight", inFlight);
+        registry.gauge("poison.guard.consumption.paused", paused);
+        for (FailureClass c : FailureClass.values()) {
+            // Registered up front so alert rules see a zero, not an absent series.
+            Counter.builder("poison.guard.quarantined").description("Jobs quarantined, by failure class")
+                    .tag("failure_class", c.name()).register(registry);
+        }
     }
 
     public void received(Duration age) {
@@ -61,6 +68,11 @@ public class Metrics {
     public void handled(String jobType, String result, Duration took) {
         Timer.builder("poison.guard.handler").description("Handler run time, by job type and result")
                 .tag("job_type", jobType).tag("result", result).register(registry).record(took);
+    }
+
+    /** 1 while a circuit breaker holds consumption paused. */
+    public void paused(boolean isPaused) {
+        paused.set(isPaused ? 1 : 0);
     }
 
     public AtomicInteger inFlight() {

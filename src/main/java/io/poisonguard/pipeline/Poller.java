@@ -23,17 +23,21 @@ import java.util.concurrent.TimeUnit;
 public class Poller {
     private static final Logger LOG = Logger.getLogger(Poller.class);
     private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
+    /** How often a paused poller looks at the breakers again. */
+    private static final Duration GATE_PAUSE = Duration.ofMillis(200);
 
     private final SourceQueue source;
     private final JobProcessor processor;
     private final Metrics metrics;
     private final PoisonGuardConfig.Consumer settings;
+    private final ConsumptionGate gate;
     private final Semaphore slots;
     private volatile boolean running;
     private Thread receiver;
     private ExecutorService workers;
 
-    public Poller(SourceQueue source, JobProcessor processor, Metrics metrics, PoisonGuardConfig config) {
+    public Poller(SourceQueue source, JobProcessor processor, Metrics metrics, PoisonGuardConfig config, ConsumptionGate gate) {
+        this.gate = gate;
         this.source = source;
         this.processor = processor;
         this.metrics = metrics;
@@ -58,13 +62,21 @@ public class Poller {
 
     private void receiveLoop() {
         while (running) {
+            ConsumptionGate.Admit admit = gate.admit();
+            boolean paused = admit == ConsumptionGate.Admit.PAUSED || (admit == ConsumptionGate.Admit.PROBE && metrics.inFlight().get() > 0);
+            metrics.paused(paused);
+            if (paused) {
+                pause(GATE_PAUSE);
+                continue;
+            }
+            int max = admit == ConsumptionGate.Admit.PROBE ? 1 : settings.maxMessages();
             int want;
             try {
                 slots.acquire();
                 want = 1 + slots.drainPermits();
-                if (want > settings.maxMessages()) {
-                    slots.release(want - settings.maxMessages());
-                    want = settings.maxMessages();
+                if (want > max) {
+                    slots.release(want - max);
+                    want = max;
                 }
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
@@ -79,7 +91,7 @@ public class Poller {
                     return; // interrupted by stop()
                 }
                 LOG.warnf("ReceiveMessage failed (%s); retrying in %ss", e.getClass().getSimpleName(), ERROR_PAUSE.toSeconds());
-                pause();
+                pause(ERROR_PAUSE);
                 continue;
             }
             slots.release(want - batch.size());
@@ -114,9 +126,9 @@ public class Poller {
         }
     }
 
-    private void pause() {
+    private void pause(Duration d) {
         try {
-            Thread.sleep(ERROR_PAUSE);
+            Thread.sleep(d);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         }

@@ -14,6 +14,7 @@ import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.quarantine.ReplayEntry;
+import io.poisonguard.pacing.Pacer;
 import io.poisonguard.tenants.TenantDirectory;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;

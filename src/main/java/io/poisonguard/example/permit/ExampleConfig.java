@@ -17,6 +17,13 @@ public interface ExampleConfig {
     Provider provider();
 
     interface Provider {
+        /**
+         * Calls per second permit-records takes (its documented quota); calls beyond it wait their
+         * turn here instead of coming back as 429s.
+         */
+        @WithDefault("15")
+        double rate();
+
         /** Simulated latency of each permit-records call. */
         @WithDefault("0ms")
         Duration latency();

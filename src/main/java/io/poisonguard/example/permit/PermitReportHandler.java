@@ -26,12 +26,12 @@ public class PermitReportHandler implements JobHandler {
     static final String NOTICE_EFFECT = "completion-notice";
 
     private final PermitReaders readers;
-    private final RecordsProvider provider;
+    private final PermitRecordsClient provider;
     private final NoticePublisher notices;
     private final ObjectMapper json;
     private final AtomicBoolean legacyReader;
 
-    public PermitReportHandler(ObjectMapper json, ExampleConfig config, RecordsProvider provider, NoticePublisher notices) {
+    public PermitReportHandler(ObjectMapper json, ExampleConfig config, PermitRecordsClient provider, NoticePublisher notices) {
         this.json = json;
         this.legacyReader = new AtomicBoolean(config.legacyReader());
         this.readers = new PermitReaders(json, legacyReader::get);

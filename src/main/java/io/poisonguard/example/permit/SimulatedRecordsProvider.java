@@ -30,6 +30,8 @@ public class SimulatedRecordsProvider implements RecordsProvider {
     private final Map<String, String> faults = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     private final AtomicReference<Duration> latency = new AtomicReference<>(Duration.ZERO);
+    private final java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+    private final java.util.concurrent.ConcurrentLinkedQueue<Long> callTimes = new java.util.concurrent.ConcurrentLinkedQueue<>();
 
     public SimulatedRecordsProvider(ExampleConfig config) {
         faults.putAll(config.provider().faults());
@@ -47,6 +49,30 @@ public class SimulatedRecordsProvider implements RecordsProvider {
         }
     }
 
+    /** Takes the whole service down (every call DEPENDENCY_DOWN) or brings it back. */
+    public void down(boolean isDown) {
+        down.set(isDown);
+    }
+
+    /** The most calls that arrived within any one second, as a quota-enforcing service would count them. */
+    public int maxCallsInAnySecond() {
+        java.util.List<Long> times = callTimes.stream().sorted().toList();
+        int best = 0;
+        int start = 0;
+        for (int end = 0; end < times.size(); end++) {
+            while (times.get(end) - times.get(start) >= 1_000_000_000L) {
+                start++;
+            }
+            best = Math.max(best, end - start + 1);
+        }
+        return best;
+    }
+
+    /** Every call so far, across permits. */
+    public int totalCalls() {
+        return callTimes.size();
+    }
+
     public int calls(String permitId) {
         AtomicInteger n = calls.get(permitId);
         return n == null ? 0 : n.get();
@@ -55,7 +81,11 @@ public class SimulatedRecordsProvider implements RecordsProvider {
     @Override
     public String standing(String tenant, String permitId) {
         int call = calls.computeIfAbsent(permitId, k -> new AtomicInteger()).incrementAndGet();
+        callTimes.add(System.nanoTime());
         sleep(latency.get());
+        if (down.get()) {
+            throw JobFailure.dependencyDown("permit-records is unavailable");
+        }
         String fault = faults.get(permitId);
         if (fault != null) {
             String[] f = fault.split(":", 2);

@@ -1,0 +1,37 @@
+package io.poisonguard.example.permit;
+
+import io.poisonguard.failure.DependencyDownFailure;
+import io.poisonguard.pacing.Pacer;
+import io.smallrye.faulttolerance.api.CircuitBreakerName;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
+
+import java.time.temporal.ChronoUnit;
+
+/**
+ * How the permit report reaches permit-records: through a circuit breaker that opens when the
+ * service is down (the poller then pauses consumption instead of burning item attempts) and a
+ * pacer that holds calls to the documented quota. Breaker settings can be tuned with
+ * {@code quarkus.fault-tolerance."io.poisonguard.example.permit.PermitRecordsClient/standing".circuit-breaker.*}.
+ */
+@ApplicationScoped
+public class PermitRecordsClient {
+    /** The breaker's name, listed in {@code poison-guard.consumer.pause-on-breakers}. */
+    public static final String BREAKER = "permit-records";
+
+    private final RecordsProvider provider;
+    private final Pacer pacer;
+
+    public PermitRecordsClient(RecordsProvider provider, ExampleConfig config) {
+        this.provider = provider;
+        this.pacer = new Pacer(config.provider().rate());
+    }
+
+    @CircuitBreaker(failOn = DependencyDownFailure.class, requestVolumeThreshold = 4, failureRatio = 0.75, delay = 10,
+            delayUnit = ChronoUnit.SECONDS, successThreshold = 1)
+    @CircuitBreakerName(BREAKER)
+    public String standing(String tenant, String permitId) throws InterruptedException {
+        pacer.acquire();
+        return provider.standing(tenant, permitId);
+    }
+}

@@ -1,0 +1,59 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.config.PoisonGuardConfig;
+import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
+import io.smallrye.faulttolerance.api.CircuitBreakerState;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.List;
+
+/**
+ * Whether the poller may take work now, from the circuit breakers of the dependencies jobs call.
+ * While one is open, receiving stops (DEPENDENCY_DOWN is not the items' fault, so they must not pay
+ * attempts for it); while one is half-open, a single job at a time goes through as the probe.
+ */
+@ApplicationScoped
+public class ConsumptionGate {
+    /** What the poller may do. */
+    public enum Admit {
+        /** Receive as usual. */
+        OPEN,
+        /** Receive one message, and only with nothing else in flight. */
+        PROBE,
+        /** Receive nothing. */
+        PAUSED
+    }
+
+    private final CircuitBreakerMaintenance breakers;
+    private final List<String> names;
+
+    public ConsumptionGate(CircuitBreakerMaintenance breakers, PoisonGuardConfig config) {
+        this.breakers = breakers;
+        this.names = config.consumer().pauseOnBreakers().orElse(List.of());
+    }
+
+    public Admit admit() {
+        Admit result = Admit.OPEN;
+        for (String name : names) {
+            CircuitBreakerState state = breakers.currentState(name);
+            if (state == CircuitBreakerState.OPEN) {
+                return Admit.PAUSED;
+            }
+            if (state == CircuitBreakerState.HALF_OPEN) {
+                result = Admit.PROBE;
+            }
+        }
+        return result;
+    }
+
+    /** Each watched breaker and its state, for health and metrics. */
+    public java.util.Map<String, String> states() {
+        java.util.Map<String, String> m = new java.util.TreeMap<>();
+        names.forEach(n -> m.put(n, breakers.currentState(n).name()));
+        return m;
+    }
+
+    public List<String> names() {
+        return names;
+    }
+}
