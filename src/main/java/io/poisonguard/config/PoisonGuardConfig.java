@@ -36,6 +36,46 @@ public interface PoisonGuardConfig {
 
     Replay replay();
 
+    Alerts alerts();
+
+    Monitoring monitoring();
+
+    interface Alerts {
+        /** Base URL of the operator API, for the link in each alert (the record is at {@code <base>/ops/quarantine/<jobId>}). */
+        @WithDefault("http://localhost:8080")
+        String operatorUrl();
+
+        Webhook webhook();
+
+        Sns sns();
+
+        interface Webhook {
+            /** POST each alert as JSON to this URL; unset disables the webhook. */
+            Optional<java.net.URI> url();
+
+            /** Connect and response timeout of each webhook call. */
+            @WithDefault("5s")
+            Duration timeout();
+        }
+
+        interface Sns {
+            /** Publish each alert to this SNS topic; unset disables SNS alerts. */
+            Optional<String> topicArn();
+
+            /** Region of the topic; defaults to the SDK's region chain. */
+            Optional<String> region();
+
+            /** Endpoint override (a VPC endpoint, or a local stand-in). */
+            Optional<java.net.URI> endpointOverride();
+        }
+    }
+
+    interface Monitoring {
+        /** How often quarantine counts, oldest ages and queue depths are refreshed for the gauges. */
+        @WithDefault("30s")
+        String refresh();
+    }
+
     interface Replay {
         /** Replayed messages sent per second, at most (a second load spike must not become an outage). */
         @WithDefault("5")

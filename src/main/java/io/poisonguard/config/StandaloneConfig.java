@@ -1,10 +1,8 @@
 package io.poisonguard.config;
 
 import io.quarkus.runtime.configuration.DurationConverter;
-import io.smallrye.config.EnvConfigSource;
 import io.smallrye.config.PropertiesConfigSource;
 import io.smallrye.config.SmallRyeConfigBuilder;
-import io.smallrye.config.SysPropConfigSource;
 
 import java.io.IOException;
 import java.io.UncheckedIOException;
@@ -34,7 +32,8 @@ public final class StandaloneConfig {
                 .withProfile(profile(overrides))
                 .withConverter(Duration.class, 200, new DurationConverter())
                 .withMapping(PoisonGuardConfig.class)
-                .withSources(new EnvConfigSource(), new SysPropConfigSource())
+                .addDefaultInterceptors()
+                .addSystemSources()
                 .withSources(new PropertiesConfigSource(overrides, "command line", 450));
         try {
             for (URL url : Collections.list(StandaloneConfig.class.getClassLoader().getResources("application.properties"))) {

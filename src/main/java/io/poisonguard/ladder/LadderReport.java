@@ -39,8 +39,8 @@ public record LadderReport(FailureClass failureClass, ClassPolicy policy, Durati
                     + " after attempt " + fastest.lastAttempt() + " (attempt " + limit + " could start "
                     + ElapsedText.of(earliestStartOfLimit()) + " after the first receive at the earliest)";
             case SOMETIMES -> "attempt " + limit + " is reached by only " + percent(simulated.share(simulated.reachedLimit()))
-                    + " of simulated chains; the slowest climb is stopped by " + window(slowest.stop()) + " after attempt "
-                    + slowest.lastAttempt();
+                    + String.format(Locale.ROOT, " of %,d simulated chains (the zero-jitter climb reaches it)", simulated.chains())
+                    + "; the slowest climb is stopped by " + window(slowest.stop()) + " after attempt " + slowest.lastAttempt();
             case ALWAYS -> "attempt " + limit + " is reached by every chain: even the slowest climb starts it "
                     + ElapsedText.of(slowest.start(limit)) + " after the first receive";
         };

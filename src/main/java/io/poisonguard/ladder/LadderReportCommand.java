@@ -14,6 +14,7 @@ import picocli.CommandLine.Spec;
 
 import java.io.PrintWriter;
 import java.time.Duration;
+import java.util.Arrays;
 import java.util.EnumMap;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -25,7 +26,7 @@ import java.util.concurrent.Callable;
  * Prints each failure class's retry ladder as the service would run it and lints it: exit 0 when
  * every attempt limit can be reached, 3 when one is a dead setting (scripts/ladder-report.sh).
  */
-@Command(name = "ladder-report", mixinStandardHelpOptions = true, sortOptions = false,
+@Command(name = "ladder-report", mixinStandardHelpOptions = true, version = "poison-guard ladder-report", sortOptions = false,
         description = {"Prints, per failure class, the retry delays, when each attempt starts, which stop condition fires first"
                 + " (attempt limit, cutoff, queue retention), and flags attempt limits no chain can reach.",
                 "Reads the configuration the service would: application.properties (prod profile), environment variables,"
@@ -129,7 +130,7 @@ public final class LadderReportCommand implements Callable<Integer> {
                 }
             }
             throw new CommandLine.TypeConversionException("'" + value + "' is not a failure class; one of "
-                    + String.join(", ", java.util.Arrays.stream(FailureClass.values()).map(FailureClass::key).toList()));
+                    + String.join(", ", Arrays.stream(FailureClass.values()).map(FailureClass::key).toList()));
         }
     }
 }

@@ -1,6 +1,7 @@
 package io.poisonguard.pipeline;
 
 import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.alerts.Alerts;
 import io.poisonguard.admission.JobIdentity;
 import io.poisonguard.admission.Preflight;
 import io.poisonguard.admission.Verdict;
@@ -60,11 +61,13 @@ public class JobProcessor {
     private final PoisonGuardConfig config;
     private final TenantDirectory tenants;
     private final QuarantineStore quarantine;
+    private final Alerts alerts;
 
     public JobProcessor(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, EffectStore effects, JobHandlers handlers,
                         Preflight preflight, Decisions decisions, Classifier classifier, Clock clock, RandomGenerator random,
                         Metrics metrics, Heartbeat heartbeat, @Named("worker-id") String worker, PoisonGuardConfig config,
-                        TenantDirectory tenants, QuarantineStore quarantine) {
+                        TenantDirectory tenants, QuarantineStore quarantine, Alerts alerts) {
+        this.alerts = alerts;
         this.tenants = tenants;
         this.quarantine = quarantine;
         this.ledger = ledger;
@@ -202,6 +205,7 @@ public class JobProcessor {
                 metrics.outcome(Outcome.SUCCEEDED, null);
                 if (written.generation() > 1) {
                     quarantine.recordReplayOutcome(written.jobId(), written.generation(), QuarantineStatus.REPLAYED, "SUCCEEDED");
+                    alerts.replayOutcome(written);
                 }
             }
             case Disposition.RetryAfter r -> {

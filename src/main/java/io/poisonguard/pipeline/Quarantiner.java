@@ -1,9 +1,8 @@
 package io.poisonguard.pipeline;
 
-import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.poisonguard.admission.Diagnostics;
 import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.alerts.Alerts;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.observability.Metrics;
@@ -28,8 +27,6 @@ import java.util.List;
 @ApplicationScoped
 public class Quarantiner {
     private static final Logger LOG = Logger.getLogger(Quarantiner.class);
-    /** The one structured event per quarantine goes to its own category so it can be routed to alerting. */
-    private static final Logger EVENTS = Logger.getLogger("poison-guard.events");
 
     private final QuarantineStore store;
     private final DeadLetterSink deadLetters;
@@ -37,17 +34,17 @@ public class Quarantiner {
     private final Clock clock;
     private final Metrics metrics;
     private final PoisonGuardConfig config;
-    private final ObjectMapper json;
+    private final Alerts alerts;
 
     public Quarantiner(QuarantineStore store, DeadLetterSink deadLetters, SourceQueue source, Clock clock, Metrics metrics,
-                       PoisonGuardConfig config, ObjectMapper json) {
+                       PoisonGuardConfig config, Alerts alerts) {
         this.store = store;
         this.deadLetters = deadLetters;
         this.source = source;
         this.clock = clock;
         this.metrics = metrics;
         this.config = config;
-        this.json = json;
+        this.alerts = alerts;
     }
 
     public void complete(LedgerRecord record, InboundMessage m, Diagnostics diagnostics) {
@@ -75,25 +72,14 @@ public class Quarantiner {
         metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         if (first) {
             metrics.quarantined(record.quarantineClass());
-            EVENTS.info(event(record, deadLetterId, now));
+            alerts.quarantined(record);
+            if (record.generation() > 1) {
+                alerts.replayOutcome(record);
+            }
+            LOG.infof("Job %s quarantined: class=%s attempts=%d generation=%d dlq=%s", record.jobId(), record.quarantineClass(),
+                    record.attempt(), record.generation(), deadLetterId);
         } else {
             LOG.infof("Job %s: another copy forwarded to the dead-letter queue (already quarantined)", record.jobId());
         }
-    }
-
-    private String event(LedgerRecord r, String deadLetterId, Instant now) {
-        ObjectNode e = json.createObjectNode();
-        e.put("event", "job.quarantined");
-        e.put("jobId", r.jobId());
-        e.put("tenant", r.tenant());
-        e.put("jobType", r.jobType());
-        e.put("failureClass", r.quarantineClass().name());
-        e.put("attempts", r.attempt());
-        e.put("generation", r.generation());
-        e.put("reason", r.quarantineReason());
-        e.put("deadLetterMessageId", deadLetterId);
-        e.put("firstSeen", r.firstSeen().toString());
-        e.put("quarantinedAt", now.toString());
-        return e.toString();
     }
 }

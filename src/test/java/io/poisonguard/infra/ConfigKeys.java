@@ -92,8 +92,12 @@ final class ConfigKeys {
             return Optional.empty();
         }
         if (env.startsWith("POISON_GUARD_")) {
-            return keys.stream().anyMatch(k -> k.setBy(env)) ? Optional.empty()
-                    : Optional.of(env + " sets no poison-guard key (known: " + keys.stream().map(Key::name).toList() + ")");
+            if (keys.stream().anyMatch(k -> k.setBy(env))) {
+                return Optional.empty();
+            }
+            String group = env.substring(0, env.indexOf('_', "POISON_GUARD_".length()) + 1);
+            return Optional.of(env + " sets no poison-guard key; the keys near it: "
+                    + keys.stream().map(Key::name).filter(k -> env(k).startsWith(group)).toList());
         }
         if (env.startsWith("QUARKUS_") || env.startsWith("MP_")) {
             return frameworkKeys.stream().anyMatch(k -> env(k).equals(env)) ? Optional.empty()

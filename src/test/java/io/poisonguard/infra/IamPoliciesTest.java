@@ -119,7 +119,7 @@ class IamPoliciesTest {
                 actions.remove(i);
             }
         }
-        assertEquals(List.of("ServicePolicy lacks dynamodb:DeleteItem on EffectsTable, which the code calls"), serviceProblems(broken));
+        assertEquals(List.of("ServicePolicy lacks dynamodb:DeleteItem on EffectsTable, which the code calls"), newProblems(broken));
     }
 
     @Test
@@ -127,7 +127,7 @@ class IamPoliciesTest {
         Template broken = template.copy();
         ((ArrayNode) statement(broken, "ServicePolicy", "ConsumeJobs").path("Action")).add("sqs:PurgeQueue");
         assertEquals(List.of("ServicePolicy grants sqs:PurgeQueue on JobsQueue, which the code never calls (least privilege)"),
-                serviceProblems(broken));
+                newProblems(broken));
     }
 
     @Test
@@ -136,7 +136,7 @@ class IamPoliciesTest {
         statement(broken, "ServicePolicy", "SendCompletionNotices").put("Resource", "*");
         assertEquals(List.of(
                 "ServicePolicy lacks sqs:SendMessage on NoticesQueue, which the code calls",
-                "ServicePolicy grants sqs:SendMessage on *, which the code never calls (least privilege)"), serviceProblems(broken));
+                "ServicePolicy grants sqs:SendMessage on *, which the code never calls (least privilege)"), newProblems(broken));
     }
 
     @Test
@@ -175,6 +175,13 @@ class IamPoliciesTest {
         Set<String> creation = new TreeSet<>(Policies.actions(Policies.allows(t, "ServicePolicy")));
         creation.retainAll(CREATION_ONLY);
         creation.forEach(a -> problems.add("ServicePolicy grants " + a + ", which only resource creation needs"));
+        return problems;
+    }
+
+    /** What breaking a copy added to the problems of the template as it is, so these tests hold while the code moves. */
+    private static List<String> newProblems(Template broken) {
+        List<String> problems = new ArrayList<>(serviceProblems(broken));
+        problems.removeAll(serviceProblems(template));
         return problems;
     }
 

@@ -25,6 +25,9 @@ final class Policies {
         }
     }
 
+    /** The resource type each IAM service's actions work on. */
+    static final Map<String, String> RESOURCE_TYPES = Map.of("sqs", Template.QUEUE, "dynamodb", Template.TABLE, "sns", Template.TOPIC);
+
     /** The needs of some classes, and what kept some of them from being worked out. */
     record Needs(Set<Grant> grants, List<String> problems) {
     }
@@ -82,11 +85,17 @@ final class Policies {
                 }
             }
             for (SdkCalls.Use use : uses) {
-                String type = use.action().startsWith("sqs:") ? Template.QUEUE : Template.TABLE;
-                List<String> targets = resources.stream().filter(id -> t.type(id).equals(type)).toList();
-                if (targets.isEmpty()) {
-                    problems.add(owner + " calls " + use.action() + " but the test cannot tell on which "
-                            + (type.equals(Template.QUEUE) ? "queue" : "table") + " (no Names accessor reaches it)");
+                String service = use.action().substring(0, use.action().indexOf(':'));
+                String type = RESOURCE_TYPES.get(service);
+                List<String> targets = service.equals("sns")
+                        // The topic comes from configuration (poison-guard.alerts.sns.topic-arn), not from Names:
+                        // the one the stack creates for it.
+                        ? List.copyOf(t.ofType(Template.TOPIC).keySet())
+                        : resources.stream().filter(id -> t.type(id).equals(type)).toList();
+                if (targets.isEmpty() || service.equals("sns") && targets.size() != 1) {
+                    problems.add(owner + " calls " + use.action() + " but the test cannot tell on which " + type
+                            + (service.equals("sns") ? " (the template should create exactly one topic)" : " (no Names accessor reaches it)"));
+                    continue;
                 }
                 for (String id : targets) {
                     out.add(new Grant(use.action(), use.index() ? id + Template.ALL_INDEXES : id));

@@ -22,6 +22,7 @@ import java.util.stream.Stream;
  * What the code calls on AWS, read from the compiled classes (ArchUnit): every call or method reference
  * to an SDK service client or waiter, whatever the variable is named and wherever it is (lambdas
  * included), as the IAM action that authorizes it; and, per class, which queues and tables it works on.
+ * (SNS topics come from configuration; {@link Policies} resolves them.)
  *
  * <p>A class's queues and tables are the {@link Names} accessors it calls, directly or through a method
  * that calls one ({@code urls.jobs()} calls {@code names.jobsQueue()}), plus those called where it is
@@ -34,7 +35,7 @@ final class SdkCalls {
             "software.amazon.awssdk.services.dynamodb.model.QueryRequest$Builder", "dynamodb:Query",
             "software.amazon.awssdk.services.dynamodb.model.ScanRequest$Builder", "dynamodb:Scan");
     /** IAM's service prefix for each SDK service package. */
-    private static final Map<String, String> IAM_SERVICE = Map.of("sqs", "sqs", "dynamodb", "dynamodb");
+    private static final Map<String, String> IAM_SERVICE = Map.of("sqs", "sqs", "dynamodb", "dynamodb", "sns", "sns");
     /** SQS authorizes its batch calls by the single-message action. */
     private static final Map<String, String> SQS_BATCH = Map.of(
             "SendMessageBatch", "SendMessage",
@@ -59,7 +60,7 @@ final class SdkCalls {
         }
     }
 
-    /** Top-level class name to the IAM actions its code calls. */
+    /** Top-level class name to the IAM actions its code calls, each on a table or on an index. */
     final Map<String, Set<Use>> uses = new TreeMap<>();
     /** Top-level class name to the {@link Names} accessors (jobsQueue, ledgerTable, ...) it works on. */
     final Map<String, Set<String>> names = new TreeMap<>();

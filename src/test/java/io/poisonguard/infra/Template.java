@@ -31,6 +31,7 @@ final class Template {
     static final String TABLE = "AWS::DynamoDB::Table";
     static final String POLICY = "AWS::IAM::ManagedPolicy";
     static final String ALARM = "AWS::CloudWatch::Alarm";
+    static final String TOPIC = "AWS::SNS::Topic";
     /** The suffix of an IAM resource that stands for every index of a table. */
     static final String ALL_INDEXES = "/index/*";
 
@@ -100,6 +101,7 @@ final class Template {
             case QUEUE -> "QueueName";
             case TABLE -> "TableName";
             case POLICY -> "ManagedPolicyName";
+            case TOPIC -> "TopicName";
             default -> throw new IllegalArgumentException(id + " has no name this check knows");
         };
         return resolve(properties(id).path(property)).asText();
@@ -205,6 +207,7 @@ final class Template {
             case QUEUE -> NODES.textNode(queueUrl(physicalName(name)));
             case TABLE -> NODES.textNode(physicalName(name));
             case POLICY -> NODES.textNode("arn:" + PARTITION + ":iam::" + ACCOUNT + ":policy/" + physicalName(name));
+            case TOPIC -> NODES.textNode("arn:" + PARTITION + ":sns:" + REGION + ":" + ACCOUNT + ":" + physicalName(name));
             default -> throw new IllegalStateException("the check does not evaluate Ref " + name + " (" + type(name) + ")");
         };
     }
@@ -288,7 +291,7 @@ final class Template {
 
     /**
      * The resources a policy statement names, as the logical ids they point at: {@code JobsQueue} for
-     * {@code !GetAtt JobsQueue.Arn}, {@code QuarantineTable/index/*} for
+     * {@code !GetAtt JobsQueue.Arn}, {@code AlertsTopic} for {@code !Ref AlertsTopic}, {@code QuarantineTable/index/*} for
      * {@code !Sub "${QuarantineTable.Arn}/index/*"}. Both branches of an {@code Fn::If} count (either may
      * be granted); anything else (a literal ARN, {@code *}) is returned as written, for the checks to reject.
      */
@@ -319,7 +322,10 @@ final class Template {
                 symbolic(arg.get(2), out);
             }
             case "Ref" -> {
-                if (!arg.asText().equals("AWS::NoValue")) {
+                String target = arg.asText();
+                if (root.path("Resources").has(target) && type(target).equals(TOPIC)) {
+                    out.add(target); // Ref of a topic is its ARN
+                } else if (!target.equals("AWS::NoValue")) {
                     out.add(n.toString());
                 }
             }

@@ -1,0 +1,85 @@
+package io.poisonguard.alerts;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.failure.Scrubber;
+import io.poisonguard.ledger.LedgerRecord;
+import jakarta.annotation.PreDestroy;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.util.ArrayList;
+import java.util.List;
+
+/**
+ * Sends alerts through every configured notifier: the structured log always, a webhook and SNS
+ * when configured. Delivery runs off the job's thread and never fails the job: a notifier that
+ * fails is logged (a quarantine is durable whether or not anyone was told).
+ */
+@ApplicationScoped
+public class Alerts {
+    private static final Logger LOG = Logger.getLogger(Alerts.class);
+
+    private final List<Notifier> notifiers = new ArrayList<>();
+    private final String operatorUrl;
+    private final Clock clock;
+
+    public Alerts(PoisonGuardConfig config, ObjectMapper json, Clock clock) {
+        this.clock = clock;
+        this.operatorUrl = config.alerts().operatorUrl().replaceAll("/+$", "");
+        notifiers.add(new LogNotifier(json));
+        PoisonGuardConfig.Alerts.Webhook webhook = config.alerts().webhook();
+        webhook.url().ifPresent(u -> notifiers.add(new WebhookNotifier(u, webhook.timeout(), json)));
+        PoisonGuardConfig.Alerts.Sns sns = config.alerts().sns();
+        sns.topicArn().ifPresent(arn -> notifiers.add(new SnsNotifier(arn, sns.region(), sns.endpointOverride(), json)));
+    }
+
+    public List<String> notifiers() {
+        return notifiers.stream().map(Notifier::name).toList();
+    }
+
+    /** A job was quarantined (once per quarantine). */
+    public void quarantined(LedgerRecord r) {
+        publish(new Alert(Alert.QUARANTINED, r.jobId(), r.tenant(), r.jobType(), r.quarantineClass().name(), r.attempt(), r.generation(),
+                r.quarantineReason(), link(r.jobId()), clock.instant()));
+    }
+
+    /** A replayed generation ended: succeeded, or quarantined again. */
+    public void replayOutcome(LedgerRecord r) {
+        publish(new Alert(Alert.REPLAY_OUTCOME, r.jobId(), r.tenant(), r.jobType(),
+                r.quarantineClass() == null ? null : r.quarantineClass().name(), r.attempt(), r.generation(),
+                r.quarantineClass() == null ? "replay succeeded" : r.quarantineReason(), link(r.jobId()), clock.instant()));
+    }
+
+    private String link(String jobId) {
+        return operatorUrl + "/ops/quarantine/" + java.net.URLEncoder.encode(jobId, java.nio.charset.StandardCharsets.UTF_8);
+    }
+
+    private void publish(Alert alert) {
+        for (Notifier n : notifiers) {
+            Thread.ofVirtual().name("alert-" + n.name()).start(() -> {
+                try {
+                    n.send(alert);
+                } catch (Exception e) {
+                    if (e instanceof InterruptedException) {
+                        Thread.currentThread().interrupt();
+                    }
+                    LOG.warnf("The %s notifier failed to deliver %s for job %s: %s: %s", n.name(), alert.event(), alert.jobId(),
+                            e.getClass().getSimpleName(), Scrubber.scrub(e.getMessage(), 300));
+                }
+            });
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        notifiers.stream().filter(n -> n instanceof AutoCloseable).forEach(n -> {
+            try {
+                ((AutoCloseable) n).close();
+            } catch (Exception e) {
+                LOG.debugf("closing %s: %s", n.name(), e.getMessage());
+            }
+        });
+    }
+}

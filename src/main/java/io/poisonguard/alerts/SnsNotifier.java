@@ -1,0 +1,51 @@
+package io.poisonguard.alerts;
+
+import com.fasterxml.jackson.databind.ObjectMapper;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sns.SnsClient;
+import software.amazon.awssdk.services.sns.SnsClientBuilder;
+import software.amazon.awssdk.services.sns.model.MessageAttributeValue;
+
+import java.net.URI;
+import java.util.Map;
+import java.util.Optional;
+
+/** Publishes each alert to an SNS topic, with the job id and failure class as message attributes for filtering. */
+final class SnsNotifier implements Notifier, AutoCloseable {
+    private final SnsClient sns;
+    private final String topicArn;
+    private final ObjectMapper json;
+
+    SnsNotifier(String topicArn, Optional<String> region, Optional<URI> endpoint, ObjectMapper json) {
+        SnsClientBuilder b = SnsClient.builder().httpClientBuilder(ApacheHttpClient.builder());
+        region.ifPresent(r -> b.region(Region.of(r)));
+        endpoint.ifPresent(b::endpointOverride);
+        this.sns = b.build();
+        this.topicArn = topicArn;
+        this.json = json;
+    }
+
+    @Override
+    public String name() {
+        return "sns";
+    }
+
+    @Override
+    public void send(Alert alert) throws Exception {
+        String subject = "poison-guard: " + alert.event() + " " + alert.jobId();
+        String message = json.writeValueAsString(alert);
+        sns.publish(p -> p.topicArn(topicArn)
+                .subject(subject.length() > 100 ? subject.substring(0, 100) : subject)
+                .message(message)
+                .messageAttributes(Map.of(
+                        "job-id", MessageAttributeValue.builder().dataType("String").stringValue(alert.jobId()).build(),
+                        "failure-class", MessageAttributeValue.builder().dataType("String")
+                                .stringValue(alert.failureClass() == null ? "NONE" : alert.failureClass()).build())));
+    }
+
+    @Override
+    public void close() {
+        sns.close();
+    }
+}

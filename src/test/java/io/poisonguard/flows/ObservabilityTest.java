@@ -1,0 +1,79 @@
+package io.poisonguard.flows;
+
+import io.poisonguard.config.Names;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.testing.Queues;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.Set;
+import java.util.TreeSet;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The alert rules and the dashboard in infra/observability only name metrics the service exports,
+ * and the quarantine gauges report what is waiting, by class.
+ */
+@QuarkusTest
+@TestProfile(ObservabilityTest.Profile.class)
+class ObservabilityTest {
+    static final Pattern METRIC = Pattern.compile("poison_guard_[a-z0-9_]+");
+
+    public static class Profile extends EmulatorProfile {
+    }
+
+    @Inject
+    SqsClient sqs;
+    @Inject
+    Names names;
+    @Inject
+    LedgerStore ledger;
+
+    @Test
+    void everyMetricTheRulesAndDashboardNameIsExportedAndTheGaugesCountQuarantine() throws Exception {
+        Queues queues = new Queues(sqs, names);
+        queues.send(Queues.permitV3("P-O"), Queues.permitAttributes("obs-bad", "tenant-o", 42));
+        queues.send(Queues.permitV3("P-O"), Queues.permitAttributes("obs-good", "tenant-o", 3));
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find("obs-good").map(r -> r.state() == JobState.SUCCEEDED).orElse(false)
+                && ledger.find("obs-bad").map(r -> r.state() == JobState.QUARANTINED).orElse(false));
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> scrape().contains("poison_guard_quarantine_records{failure_class=\"ADMISSION\"} 1.0"));
+        String metrics = scrape();
+        assertTrue(metrics.contains("poison_guard_quarantine_records{failure_class=\"CRASH\"} 0.0"), "every class has a gauge");
+        assertTrue(metrics.contains("poison_guard_quarantine_oldest_age_seconds{failure_class=\"ADMISSION\"}"));
+
+        Set<String> referenced = new TreeSet<>();
+        for (String file : new String[]{"infra/observability/prometheus-rules.yaml", "infra/observability/grafana-dashboard.json"}) {
+            Matcher m = METRIC.matcher(Files.readString(Path.of(file)));
+            while (m.find()) {
+                referenced.add(m.group());
+            }
+        }
+        assertTrue(referenced.size() >= 8, "the files reference the service's metrics: " + referenced);
+        Set<String> missing = new TreeSet<>();
+        for (String name : referenced) {
+            if (!Pattern.compile("(?m)^" + name + "[{ ]").matcher(metrics).find()) {
+                missing.add(name);
+            }
+        }
+        assertEquals(Set.of(), missing, "metrics named in infra/observability but not exported");
+        System.out.println("\n[observability] rules and dashboard reference " + referenced.size() + " metrics, all exported: " + referenced);
+    }
+
+    private static String scrape() {
+        return given().get("/q/metrics").then().statusCode(200).extract().asString();
+    }
+}
