@@ -194,6 +194,13 @@ public interface PoisonGuardConfig {
          */
         Optional<List<String>> rules();
 
+        /**
+         * Boot even when an attempt limit can never be reached (it is logged instead). Off by default:
+         * a dial the system never reads is a trap for whoever turns it during an incident.
+         */
+        @WithDefault("false")
+        boolean allowDeadSettings();
+
         /** Characters kept of an error message in history and logs. */
         @WithDefault("200")
         int messageMaxChars();

@@ -7,7 +7,11 @@ import io.poisonguard.failure.ClassificationRule;
 import io.poisonguard.failure.Classifier;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ladder.Ladder;
-import io.poisonguard.ladder.Reachability;
+import io.poisonguard.ladder.LadderLint;
+import io.poisonguard.ladder.LadderReport;
+import io.poisonguard.ladder.Reach;
+import io.poisonguard.ladder.StopCondition;
+import org.jboss.logging.Logger;
 import io.quarkus.runtime.configuration.ConfigurationException;
 
 import java.time.Duration;
@@ -23,6 +27,7 @@ import java.util.Set;
  * naming the key. Runs at boot: a mistake stops the service before it touches a message.
  */
 public final class Settings {
+    private static final Logger LOG = Logger.getLogger(Settings.class);
     private static final String ROOT = "poison-guard.";
     private static final Duration SQS_MIN_RETENTION = Duration.ofSeconds(60);
     private static final Duration SQS_MAX_RETENTION = Duration.ofDays(14);
@@ -76,9 +81,9 @@ public final class Settings {
         require(!config.replay().canaryTimeout().isNegative() && !config.replay().canaryTimeout().isZero(), "replay.canary-timeout",
                 "must be positive");
 
-        Map<FailureClass, ClassPolicy> classes = new EnumMap<>(FailureClass.class);
-        for (Map.Entry<FailureClass, PoisonGuardConfig.ClassSettings> e : classSettings(config.failure()).entrySet()) {
-            classes.put(e.getKey(), classPolicy(e.getKey(), e.getValue(), consumer.visibilityTimeout(), retention));
+        Map<FailureClass, ClassPolicy> classes = ClassPolicies.of(config.failure());
+        for (LadderReport report : LadderLint.lint(classes, retention, consumer.visibilityTimeout(), 1, 0)) {
+            refuseDead(report, config.failure().allowDeadSettings());
         }
         Policy policy = new Policy(classes, consumer.visibilityTimeout(), consumer.historySize());
         int backstop = config.resources().redriveMaxReceiveCount();
@@ -89,22 +94,24 @@ public final class Settings {
         return policy;
     }
 
-    private static ClassPolicy classPolicy(FailureClass c, PoisonGuardConfig.ClassSettings s, Duration lease, Duration retention) {
-        requireKey(s.maxAttempts() >= 1 && s.maxAttempts() <= 1000, classKey(c, "max-attempts"), "must be between 1 and 1000");
-        Ladder ladder;
-        try {
-            ladder = new Ladder(s.base(), s.multiplier(), s.cap(), s.jitter());
-        } catch (IllegalArgumentException e) {
-            String leaf = e.getMessage().startsWith("base") ? "base" : e.getMessage().startsWith("multiplier") ? "multiplier" : "cap";
-            throw new ConfigurationException(classKey(c, leaf) + ": " + e.getMessage(), Set.of(classKey(c, leaf)));
+    /**
+     * The boot half of the ladder lint (scripts/ladder-report.sh is the other): an attempt limit no
+     * chain can reach stops the service, naming the key, unless dead settings are explicitly allowed;
+     * one that only some chains reach is logged. Attempts are assumed to use their whole lease.
+     */
+    private static void refuseDead(LadderReport report, boolean allowed) {
+        String key = classKey(report.failureClass(), "max-attempts");
+        if (report.dead()) {
+            String stopKey = report.fastest().stop() == StopCondition.CUTOFF ? classKey(report.failureClass(), "cutoff")
+                    : ROOT + "resources.queue-retention";
+            String why = key + " is a dead setting: " + report.verdict() + "; lower it, or lengthen " + stopKey;
+            if (!allowed) {
+                throw new ConfigurationException(why + " (or set " + ROOT + "failure.allow-dead-settings=true)", Set.of(key));
+            }
+            LOG.warn(why + " (allowed by " + ROOT + "failure.allow-dead-settings)");
+        } else if (report.reach() == Reach.SOMETIMES) {
+            LOG.warn(key + ": " + report.verdict());
         }
-        Optional<Duration> cutoff = s.cutoff();
-        cutoff.ifPresent(d -> requireKey(!d.isNegative() && !d.isZero(), classKey(c, "cutoff"), "must be positive"));
-        Reachability.unreachable(ladder, s.maxAttempts(), lease, retention, "queue retention (poison-guard.resources.queue-retention)")
-                .ifPresent(why -> fail(classKey(c, "max-attempts"), "is a dead setting: " + why));
-        cutoff.flatMap(d -> Reachability.unreachable(ladder, s.maxAttempts(), lease, d, "cutoff (" + classKey(c, "cutoff") + ")"))
-                .ifPresent(why -> fail(classKey(c, "max-attempts"), "is a dead setting: " + why));
-        return new ClassPolicy(s.maxAttempts(), ladder, cutoff);
     }
 
     public static Classifier classifier(PoisonGuardConfig.Failures f) {

@@ -3,7 +3,7 @@ package io.poisonguard.disposition;
 import io.poisonguard.failure.Failure;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ladder.Ladder;
-import io.poisonguard.ladder.Reachability;
+import io.poisonguard.ladder.DurationText;
 import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
@@ -106,7 +106,7 @@ public final class Decisions {
         Duration delay = limits.ladder().delay(count, random);
         Optional<Duration> cutoff = limits.cutoff();
         if (cutoff.isPresent() && now.plus(delay).isAfter(counted.firstSeen().plus(cutoff.get()))) {
-            String reason = c + " cutoff of " + Reachability.human(cutoff.get()) + " reached after " + count + " attempts"
+            String reason = c + " cutoff of " + DurationText.human(cutoff.get()) + " reached after " + count + " attempts"
                     + lastError(failure);
             return quarantine(counted, c, reason, now);
         }

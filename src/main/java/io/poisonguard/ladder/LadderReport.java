@@ -49,8 +49,8 @@ public record LadderReport(FailureClass failureClass, ClassPolicy policy, Durati
     /** The window a stop condition stands for, with its length. */
     public String window(StopCondition stop) {
         return switch (stop) {
-            case CUTOFF -> "the cutoff of " + Reachability.human(policy.cutoff().orElseThrow());
-            case RETENTION -> "the queue retention of " + Reachability.human(retention);
+            case CUTOFF -> "the cutoff of " + DurationText.human(policy.cutoff().orElseThrow());
+            case RETENTION -> "the queue retention of " + DurationText.human(retention);
             case ATTEMPT_LIMIT -> "the attempt limit of " + policy.maxAttempts();
         };
     }

@@ -20,10 +20,10 @@ public final class LadderReportText {
         ClassPolicy policy = report.policy();
         Ladder ladder = policy.ladder();
         out.printf(Locale.ROOT, "%s: max-attempts %d; ladder %s jitter, base %s, multiplier %s, cap %s; cutoff %s; queue retention %s; attempt time %s%n",
-                report.failureClass().key(), policy.maxAttempts(), ladder.jitter(), Reachability.human(ladder.base()),
-                BigDecimal.valueOf(ladder.multiplier()).stripTrailingZeros().toPlainString(), Reachability.human(ladder.cap()),
-                policy.cutoff().map(Reachability::human).orElse("none"), Reachability.human(report.retention()),
-                Reachability.human(report.attemptTime()));
+                report.failureClass().key(), policy.maxAttempts(), ladder.jitter(), DurationText.human(ladder.base()),
+                BigDecimal.valueOf(ladder.multiplier()).stripTrailingZeros().toPlainString(), DurationText.human(ladder.cap()),
+                policy.cutoff().map(DurationText::human).orElse("none"), DurationText.human(report.retention()),
+                DurationText.human(report.attemptTime()));
         out.println();
         schedule(report);
         out.println();

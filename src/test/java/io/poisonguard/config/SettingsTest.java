@@ -93,6 +93,14 @@ class SettingsTest {
     }
 
     @Test
+    void aDeadSettingBootsOnlyWhenDeadSettingsAreExplicitlyAllowed() {
+        Policy policy = Settings.policy(seed002(FailureClass.THROTTLED, Jitter.NONE)
+                .set("poison-guard.failure.allow-dead-settings", "true").build());
+
+        assertEquals(10, policy.of(FailureClass.THROTTLED).maxAttempts());
+    }
+
+    @Test
     void theShippedLimitsAllFitASixHourQueueRetention() {
         assertDoesNotThrow(() -> Settings.policy(defaults().set("poison-guard.resources.queue-retention", "6h").build()));
     }
@@ -101,7 +109,7 @@ class SettingsTest {
     void aLimitBeyondTheQueueRetentionRefusesToBootNamingMaxAttempts() {
         ConfigurationException e = refused(() -> Settings.policy(defaults()
                 .set("poison-guard.resources.queue-retention", "6h")
-                .set("poison-guard.failure.transient.max-attempts", "100").build()), "poison-guard.failure.transient.max-attempts");
+                .set("poison-guard.failure.transient.max-attempts", "1000").build()), "poison-guard.failure.transient.max-attempts");
 
         assertTrue(e.getMessage().contains("queue retention"), e.getMessage());
     }
