@@ -4,6 +4,7 @@ import io.poisonguard.config.Names;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.disposition.Policy;
 import io.poisonguard.dynamodb.TableBootstrap;
+import io.poisonguard.observability.QuarantineGauges;
 import io.poisonguard.pipeline.Poller;
 import io.poisonguard.sqs.QueueBootstrap;
 import io.quarkus.runtime.ShutdownEvent;
@@ -23,13 +24,14 @@ public class Boot {
     private static final Logger LOG = Logger.getLogger(Boot.class);
 
     void onStart(@Observes StartupEvent event, PoisonGuardConfig config, Policy policy, Names names, SqsClient sqs,
-                 DynamoDbClient dynamo, Poller poller) {
+                 DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges) {
         LOG.infof("Policy: %s", policy.classes());
         if (config.resources().create()) {
             new TableBootstrap(dynamo, names).ensureTables();
             new QueueBootstrap(sqs, names).ensureQueues(config.resources().queueRetention(),
                     config.consumer().visibilityTimeout(), config.resources().redriveMaxReceiveCount());
         }
+        gauges.start();
         if (config.consumer().enabled()) {
             poller.start();
         }

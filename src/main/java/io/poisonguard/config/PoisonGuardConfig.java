@@ -220,6 +220,17 @@ public interface PoisonGuardConfig {
         @WithName("crash")
         ClassSettings crash();
 
+        @WithName("crash-ambiguous")
+        ClassSettings crashAmbiguous();
+
+        /**
+         * Run jobs whose last attempt crashed alone in their worker, and count a crash against a job
+         * only when it ran alone (CRASH); a crash among other jobs counts as CRASH_AMBIGUOUS. Off: every
+         * crash counts as CRASH against every job that was in flight (how SQS's maxReceiveCount behaves).
+         */
+        @WithDefault("true")
+        boolean crashAttribution();
+
         @WithName("admission")
         ClassSettings admission();
     }

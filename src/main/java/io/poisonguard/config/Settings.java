@@ -42,6 +42,7 @@ public final class Settings {
         m.put(FailureClass.THROTTLED, f.throttled());
         m.put(FailureClass.DEPENDENCY_DOWN, f.dependencyDown());
         m.put(FailureClass.CRASH, f.crash());
+        m.put(FailureClass.CRASH_AMBIGUOUS, f.crashAmbiguous());
         m.put(FailureClass.ADMISSION, f.admission());
         return m;
     }
@@ -85,7 +86,7 @@ public final class Settings {
         for (LadderReport report : LadderLint.lint(classes, retention, consumer.visibilityTimeout(), 1, 0)) {
             refuseDead(report, config.failure().allowDeadSettings());
         }
-        Policy policy = new Policy(classes, consumer.visibilityTimeout(), consumer.historySize());
+        Policy policy = new Policy(classes, consumer.visibilityTimeout(), consumer.historySize(), config.failure().crashAttribution());
         int backstop = config.resources().redriveMaxReceiveCount();
         require(backstop >= 1 && backstop <= 1000, "resources.redrive-max-receive-count", "must be between 1 and 1000 (the SQS range)");
         require(backstop > policy.attemptBound() + 10, "resources.redrive-max-receive-count",

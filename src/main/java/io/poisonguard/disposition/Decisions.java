@@ -41,6 +41,29 @@ public final class Decisions {
      */
     public Intake intake(LedgerRecord current, Optional<String> rejection, int messageGeneration, Instant now, String worker,
                          RandomGenerator random) {
+        return intake(current, rejection, messageGeneration, now, worker, Lane.SHARED, random);
+    }
+
+    /**
+     * Where an attempt would run in its worker: alone (the isolation lane for suspects) or beside
+     * {@code othersInFlight} other jobs.
+     */
+    public record Lane(boolean isolated, int othersInFlight) {
+        /** Unknown company: a crash here is not attributable. */
+        public static final Lane SHARED = new Lane(false, 0);
+    }
+
+    /** Whether the next attempt of {@code current} must run alone: its last attempt crashed and crashes are attributed. */
+    public boolean needsIsolation(LedgerRecord current, Instant now) {
+        return policy.attributeCrashes() && !current.isNew() && current.suspectAt(now) && !current.leaseHeldAt(now);
+    }
+
+    /**
+     * As {@link #intake(LedgerRecord, Optional, int, Instant, String, RandomGenerator)}, for an attempt
+     * that would run in {@code lane}.
+     */
+    public Intake intake(LedgerRecord current, Optional<String> rejection, int messageGeneration, Instant now, String worker,
+                         Lane lane, RandomGenerator random) {
         if (!current.isNew() && messageGeneration < current.generation()) {
             return new Intake.StaleGeneration(current, messageGeneration);
         }
@@ -56,9 +79,15 @@ public final class Decisions {
         LedgerRecord record = current;
         if (current.state() == JobState.ACTIVE) {
             // The lease ran out with the attempt still open: its worker died or hung (invariant 1
-            // is what makes this visible: the attempt was written before the handler started).
-            Disposition afterCrash = fail(current, new Failure(FailureClass.CRASH, "LeaseExpired",
-                    "attempt " + current.attempt() + " started and never finished"), AttemptOutcome.CRASHED, now, random);
+            // is what makes this visible: the attempt was written before the handler started). The
+            // crash is this job's own only if it ran alone; among others it is ambiguous.
+            AttemptEntry crashed = current.currentEntry();
+            boolean attributable = !policy.attributeCrashes() || crashed.isolated();
+            FailureClass crashClass = attributable ? FailureClass.CRASH : FailureClass.CRASH_AMBIGUOUS;
+            String detail = "attempt " + current.attempt() + " started and never finished"
+                    + (attributable ? (crashed.isolated() ? " while running alone" : "")
+                    : " while " + crashed.othersInFlight() + "+ other jobs were in flight in its worker");
+            Disposition afterCrash = fail(current, new Failure(crashClass, "LeaseExpired", detail), AttemptOutcome.CRASHED, now, random);
             if (!(afterCrash instanceof Disposition.RetryAfter retry) || !retry.delay().isZero()) {
                 return new Intake.Decided(afterCrash);
             }
@@ -67,7 +96,8 @@ public final class Decisions {
         int number = record.attempt() + 1;
         LedgerRecord started = record.withAttempt(number)
                 .moveTo(JobState.ACTIVE, now)
-                .withEntry(AttemptEntry.started(number, record.generation(), now, worker), policy.historySize());
+                .withEntry(AttemptEntry.started(number, record.generation(), now, worker, lane.isolated(), lane.othersInFlight()),
+                        policy.historySize());
         if (rejection.isPresent()) {
             return new Intake.Decided(fail(started, new Failure(FailureClass.ADMISSION, "AdmissionRejected", rejection.get()),
                     AttemptOutcome.REJECTED, now, random));

@@ -8,9 +8,10 @@ import java.util.Map;
 
 /**
  * Everything the pure decisions need: one {@link ClassPolicy} per failure class, how long an
- * attempt's lease lasts, and how many history entries a ledger record keeps.
+ * attempt's lease lasts, how many history entries a ledger record keeps, and whether crashes are
+ * attributed (suspects run alone; only a crash while alone is CRASH).
  */
-public record Policy(Map<FailureClass, ClassPolicy> classes, Duration lease, int historySize) {
+public record Policy(Map<FailureClass, ClassPolicy> classes, Duration lease, int historySize, boolean attributeCrashes) {
     public Policy {
         for (FailureClass c : FailureClass.values()) {
             if (!classes.containsKey(c)) {
@@ -28,6 +29,11 @@ public record Policy(Map<FailureClass, ClassPolicy> classes, Duration lease, int
 
     public ClassPolicy of(FailureClass c) {
         return classes.get(c);
+    }
+
+    /** The classic constructor: crash attribution on. */
+    public Policy(Map<FailureClass, ClassPolicy> classes, Duration lease, int historySize) {
+        this(classes, lease, historySize, true);
     }
 
     /** The most attempts any job can make before every class is exhausted. */

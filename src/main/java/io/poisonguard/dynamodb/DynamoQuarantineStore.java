@@ -212,6 +212,9 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         m.put("failureClass", Attrs.s(r.failureClass().name()));
         m.put("reason", Attrs.s(r.reason()));
         m.put("attempts", Attrs.n(r.attempts()));
+        Map<String, AttributeValue> failures = new HashMap<>();
+        r.failures().forEach((c, n) -> failures.put(c.name(), Attrs.n(n)));
+        m.put("failures", AttributeValue.fromM(failures));
         Diagnostics d = r.diagnostics();
         m.put("sizeBytes", Attrs.n(d.sizeBytes()));
         m.put("charset", Attrs.s(d.charset()));
@@ -236,6 +239,14 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         m.put("status", Attrs.s(r.status().name()));
         m.put("replays", replays(r.replays()));
         return m;
+    }
+
+    private static Map<FailureClass, Integer> failures(AttributeValue v) {
+        Map<FailureClass, Integer> out = new java.util.EnumMap<>(FailureClass.class);
+        if (v != null && v.hasM()) {
+            v.m().forEach((k, n) -> out.put(FailureClass.valueOf(k), Integer.valueOf(n.n())));
+        }
+        return out;
     }
 
     private static AttributeValue replays(List<ReplayEntry> replays) {
@@ -271,6 +282,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 FailureClass.valueOf(Attrs.str(m, "failureClass")),
                 Attrs.str(m, "reason"),
                 Attrs.integer(m, "attempts"),
+                failures(m.get("failures")),
                 d,
                 HistoryCodec.decode(m.get("history")),
                 Attrs.instantMillis(m, "firstSeen"),

@@ -49,6 +49,10 @@ final class HistoryCodec {
         if (e.retryDelay() != null) {
             m.put("retryDelayMs", Attrs.n(e.retryDelay().toMillis()));
         }
+        if (e.isolated()) {
+            m.put("isolated", AttributeValue.fromBool(true));
+        }
+        m.put("othersInFlight", Attrs.n(e.othersInFlight()));
         return AttributeValue.fromM(m);
     }
 
@@ -64,6 +68,8 @@ final class HistoryCodec {
                 Attrs.instantMillis(m, "startedAt"),
                 Attrs.instantMillis(m, "endedAt"),
                 Attrs.str(m, "worker"),
-                Attrs.durationMillis(m, "retryDelayMs"));
+                Attrs.durationMillis(m, "retryDelayMs"),
+                m.containsKey("isolated") && Boolean.TRUE.equals(m.get("isolated").bool()),
+                Attrs.integer(m, "othersInFlight") == null ? 0 : Attrs.integer(m, "othersInFlight"));
     }
 }

@@ -13,8 +13,17 @@ public enum FailureClass {
     THROTTLED,
     /** The downstream is unavailable as a whole; the item is not at fault. */
     DEPENDENCY_DOWN,
-    /** Inferred: an attempt started and never finished, so its worker died or hung. */
+    /**
+     * Inferred: an attempt that ran alone in its worker started and never finished, so this job killed
+     * or hung the worker. Attributable.
+     */
     CRASH,
+    /**
+     * Inferred: an attempt started and never finished while other jobs were in flight in the same
+     * worker, so any of them may have caused it. Not attributable: the job is run alone next time, and
+     * this class has its own, higher limit so nothing cycles forever.
+     */
+    CRASH_AMBIGUOUS,
     /** Rejected by pre-flight admission before any handler saw it. */
     ADMISSION;
 

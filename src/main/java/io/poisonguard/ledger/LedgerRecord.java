@@ -53,6 +53,16 @@ public record LedgerRecord(
         return state == JobState.ACTIVE && leaseUntil != null && leaseUntil.isAfter(now);
     }
 
+    /**
+     * A suspect: its last attempt never finished (the lease ran out, or a crash is already recorded as
+     * its newest entry). Suspects run alone, so a crash of theirs can be attributed.
+     */
+    public boolean suspectAt(Instant now) {
+        AttemptEntry last = currentEntry();
+        boolean leaseRanOut = state == JobState.ACTIVE && !leaseHeldAt(now);
+        return leaseRanOut || (last != null && last.outcome() == AttemptOutcome.CRASHED);
+    }
+
     /** The history entry of the current attempt, if it is the newest one. */
     public AttemptEntry currentEntry() {
         return history.isEmpty() ? null : history.get(history.size() - 1);

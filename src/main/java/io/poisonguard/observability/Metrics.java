@@ -70,6 +70,12 @@ public class Metrics {
                 .tag("job_type", jobType).tag("result", result).register(registry).record(took);
     }
 
+    /** A crash found on receive: attributable (the job ran alone) or ambiguous (it had company). */
+    public void crash(boolean attributable) {
+        Counter.builder("poison.guard.crashes").description("Attempts that started and never finished, by attribution")
+                .tag("attribution", attributable ? "attributable" : "ambiguous").register(registry).increment();
+    }
+
     /** 1 while a circuit breaker holds consumption paused. */
     public void paused(boolean isPaused) {
         paused.set(isPaused ? 1 : 0);

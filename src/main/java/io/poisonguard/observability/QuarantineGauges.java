@@ -40,6 +40,7 @@ public class QuarantineGauges {
     private final Map<FailureClass, AtomicLong> counts = new EnumMap<>(FailureClass.class);
     private final Map<FailureClass, AtomicLong> oldest = new EnumMap<>(FailureClass.class);
     private final Map<String, AtomicLong> queueDepth = new ConcurrentHashMap<>();
+    private volatile boolean started;
 
     public QuarantineGauges(QuarantineStore quarantine, QueueDepths depths, Clock clock, MeterRegistry registry) {
         this.quarantine = quarantine;
@@ -60,8 +61,16 @@ public class QuarantineGauges {
         }
     }
 
-    @Scheduled(every = "{poison-guard.monitoring.refresh}", delayed = "1s", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    /** Called once the queues and tables exist (after the boot-time bootstrap), so no refresh reads missing ones. */
+    public void start() {
+        started = true;
+    }
+
+    @Scheduled(every = "{poison-guard.monitoring.refresh}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void refresh() {
+        if (!started) {
+            return;
+        }
         try {
             Instant now = clock.instant();
             for (FailureClass c : FailureClass.values()) {

@@ -17,6 +17,7 @@ import io.poisonguard.failure.Failure;
 import io.poisonguard.handler.Job;
 import io.poisonguard.handler.JobHandler;
 import io.poisonguard.handler.JobHandlers;
+import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
@@ -62,11 +63,13 @@ public class JobProcessor {
     private final TenantDirectory tenants;
     private final QuarantineStore quarantine;
     private final Alerts alerts;
+    private final IsolationLane lane;
 
     public JobProcessor(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, EffectStore effects, JobHandlers handlers,
                         Preflight preflight, Decisions decisions, Classifier classifier, Clock clock, RandomGenerator random,
                         Metrics metrics, Heartbeat heartbeat, @Named("worker-id") String worker, PoisonGuardConfig config,
-                        TenantDirectory tenants, QuarantineStore quarantine, Alerts alerts) {
+                        TenantDirectory tenants, QuarantineStore quarantine, Alerts alerts, IsolationLane lane) {
+        this.lane = lane;
         this.alerts = alerts;
         this.tenants = tenants;
         this.quarantine = quarantine;
@@ -100,22 +103,29 @@ public class JobProcessor {
         };
 
         for (int tries = 0; tries < MAX_CONFLICTS; tries++) {
-            Instant now = clock.instant();
-            LedgerRecord current = ledger.find(id.jobId()).orElseGet(() -> LedgerRecord.fresh(id.jobId(),
-                    m.attribute(WireAttributes.TENANT).orElse(null), m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
-            Intake intake = decisions.intake(current, rejection, generation, now, worker, random);
-            try {
+            boolean alone = ledger.find(id.jobId()).map(r -> decisions.needsIsolation(r, clock.instant())).orElse(false);
+            try (IsolationLane.Slot slot = lane.enter(alone)) {
+                // Read again: taking the lane may have waited for other jobs to finish.
+                Instant now = clock.instant();
+                LedgerRecord current = ledger.find(id.jobId()).orElseGet(() -> LedgerRecord.fresh(id.jobId(),
+                        m.attribute(WireAttributes.TENANT).orElse(null), m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
+                if (decisions.needsIsolation(current, now) != alone) {
+                    continue;
+                }
+                boolean crashFound = current.state() == JobState.ACTIVE && !current.leaseHeldAt(now);
+                Intake intake = decisions.intake(current, rejection, generation, now, worker,
+                        new Decisions.Lane(slot.alone(), slot.othersInFlight()), random);
                 switch (intake) {
-                    case Intake.AlreadySucceeded done -> {
-                        source.delete(m);
-                        metrics.outcome(Outcome.DUPLICATE_DROPPED, null);
-                        LOG.debugf("Job %s already succeeded; dropped a duplicate copy", id.jobId());
-                    }
                     case Intake.StaleGeneration stale -> {
                         source.delete(m);
                         metrics.outcome(Outcome.DUPLICATE_DROPPED, null);
                         LOG.infof("Job %s: dropped a copy of generation %d (the job is at generation %d)", id.jobId(),
                                 stale.messageGeneration(), stale.current().generation());
+                    }
+                    case Intake.AlreadySucceeded done -> {
+                        source.delete(m);
+                        metrics.outcome(Outcome.DUPLICATE_DROPPED, null);
+                        LOG.debugf("Job %s already succeeded; dropped a duplicate copy", id.jobId());
                     }
                     case Intake.ActiveElsewhere active -> {
                         source.changeVisibility(m, Decisions.visibilityFor(active.retryIn(), Duration.between(m.receivedAt(), now)));
@@ -124,14 +134,24 @@ public class JobProcessor {
                     }
                     case Intake.AlreadyQuarantined q -> quarantiner.complete(q.current(), m, verdict.diagnostics());
                     case Intake.Decided decided -> {
+                        LedgerRecord written = ledger.write(decided.disposition().next());
+                        countCrash(crashFound, current);
                         if (verdict instanceof Verdict.Rejected r) {
                             metrics.admissionRejected(r.reason());
                         } else if (rejection.isPresent()) {
                             metrics.admissionRejected("tenant-not-authorized");
                         }
-                        apply(ledger.write(decided.disposition().next()), decided.disposition(), m, verdict);
+                        apply(written, decided.disposition(), m, verdict);
                     }
-                    case Intake.Run run -> execute(ledger.write(run.next()), m, (Verdict.Admitted) verdict);
+                    case Intake.Run run -> {
+                        LedgerRecord written = ledger.write(run.next());
+                        countCrash(crashFound, current);
+                        if (slot.alone()) {
+                            LOG.infof("Job %s: a suspect (its last attempt crashed); attempt %d runs alone in this worker",
+                                    id.jobId(), written.attempt());
+                        }
+                        execute(written, m, (Verdict.Admitted) verdict);
+                    }
                 }
                 return;
             } catch (LedgerConflict conflict) {
@@ -140,6 +160,13 @@ public class JobProcessor {
         }
         metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
         LOG.warnf("Job %s: ledger kept changing under %d attempts to decide; leaving the copy to redeliver", id.jobId(), MAX_CONFLICTS);
+    }
+
+    private void countCrash(boolean crashFound, LedgerRecord before) {
+        if (crashFound) {
+            boolean attributable = !decisions.policy().attributeCrashes() || before.currentEntry().isolated();
+            metrics.crash(attributable);
+        }
     }
 
     private static int parseGeneration(String s) {

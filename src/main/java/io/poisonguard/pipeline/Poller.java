@@ -31,13 +31,16 @@ public class Poller {
     private final Metrics metrics;
     private final PoisonGuardConfig.Consumer settings;
     private final ConsumptionGate gate;
+    private final IsolationLane lane;
     private final Semaphore slots;
     private volatile boolean running;
     private Thread receiver;
     private ExecutorService workers;
 
-    public Poller(SourceQueue source, JobProcessor processor, Metrics metrics, PoisonGuardConfig config, ConsumptionGate gate) {
+    public Poller(SourceQueue source, JobProcessor processor, Metrics metrics, PoisonGuardConfig config, ConsumptionGate gate,
+                  IsolationLane lane) {
         this.gate = gate;
+        this.lane = lane;
         this.source = source;
         this.processor = processor;
         this.metrics = metrics;
@@ -65,6 +68,8 @@ public class Poller {
             ConsumptionGate.Admit admit = gate.admit();
             boolean paused = admit == ConsumptionGate.Admit.PAUSED || (admit == ConsumptionGate.Admit.PROBE && metrics.inFlight().get() > 0);
             metrics.paused(paused);
+            // A suspect waits for or runs in the isolation lane: take no work to run beside it.
+            paused |= lane.isolating();
             if (paused) {
                 pause(GATE_PAUSE);
                 continue;

@@ -17,6 +17,6 @@ public interface SourceQueue {
     /** Hides the message for {@code delay} from now (0 makes it visible again). */
     void changeVisibility(InboundMessage message, Duration delay);
 
-    /** Sends any deletes still buffered. */
+    /** Sends any deletes still buffered and stops buffering; called once, at shutdown. */
     void flush();
 }

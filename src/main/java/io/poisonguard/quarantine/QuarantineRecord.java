@@ -7,10 +7,12 @@ import io.poisonguard.ledger.LedgerRecord;
 
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 
 /**
  * The operator's view of a quarantined job: metadata and bounded diagnostics, never the payload
- * (invariant 8). The payload lives in the dead-letter queue for as long as its retention allows;
+ * (invariant 8). {@code failures} counts failures per class, so CRASH (attributable, it ran alone)
+ * and CRASH_AMBIGUOUS (it crashed among other jobs) stand apart. The payload lives in the dead-letter queue for as long as its retention allows;
  * {@code expiresAt} is this record's TTL.
  */
 public record QuarantineRecord(
@@ -21,6 +23,7 @@ public record QuarantineRecord(
         FailureClass failureClass,
         String reason,
         int attempts,
+        Map<FailureClass, Integer> failures,
         Diagnostics diagnostics,
         List<AttemptEntry> history,
         Instant firstSeen,
@@ -33,6 +36,7 @@ public record QuarantineRecord(
 
     public QuarantineRecord {
         history = history == null ? List.of() : List.copyOf(history);
+        failures = failures == null ? Map.of() : Map.copyOf(failures);
         replays = replays == null ? List.of() : List.copyOf(replays);
         status = status == null ? QuarantineStatus.QUARANTINED : status;
     }
@@ -44,7 +48,7 @@ public record QuarantineRecord(
     public static QuarantineRecord of(LedgerRecord ledger, Diagnostics diagnostics, String sourceMessageId, Instant now,
                                       java.time.Duration retention, List<ReplayEntry> earlierReplays) {
         return new QuarantineRecord(ledger.jobId(), ledger.tenant(), ledger.jobType(), ledger.generation(),
-                ledger.quarantineClass(), ledger.quarantineReason(), ledger.attempt(), diagnostics, ledger.history(),
+                ledger.quarantineClass(), ledger.quarantineReason(), ledger.attempt(), ledger.failures(), diagnostics, ledger.history(),
                 ledger.firstSeen(), ledger.updatedAt(), now, now.plus(retention), sourceMessageId, QuarantineStatus.QUARANTINED,
                 earlierReplays);
     }

@@ -90,7 +90,11 @@ public class SqsJobQueue implements SourceQueue {
 
     @Override
     public void delete(InboundMessage message) {
-        pendingDeletes.add(message.receiptHandle());
+        if (open) {
+            pendingDeletes.add(message.receiptHandle());
+        } else {
+            sendBatch(List.of(message.receiptHandle()));
+        }
     }
 
     @Override
@@ -99,8 +103,18 @@ public class SqsJobQueue implements SourceQueue {
                 .visibilityTimeout((int) Math.max(0, delay.toSeconds())));
     }
 
+    /**
+     * Stops the background flusher, waits for the batch it may be sending, and sends what is left,
+     * while the SQS client is still open. Later deletes are sent one by one.
+     */
     @Override
     public void flush() {
+        open = false;
+        try {
+            flusher.join(Duration.ofSeconds(10));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
         List<String> batch = new ArrayList<>();
         while (pendingDeletes.drainTo(batch, BATCH) > 0) {
             sendBatch(batch);
@@ -149,17 +163,14 @@ public class SqsJobQueue implements SourceQueue {
         } catch (SqsException e) {
             LOG.warnf("DeleteMessageBatch failed for %d messages (they will come back and be dropped as duplicates): %s",
                     entries.size(), e.awsErrorDetails() == null ? e.getMessage() : e.awsErrorDetails().errorCode());
+        } catch (RuntimeException e) {
+            LOG.warnf("DeleteMessageBatch failed for %d messages (they will come back and be dropped as duplicates): %s",
+                    entries.size(), e.getClass().getSimpleName());
         }
     }
 
     @PreDestroy
     void close() {
-        open = false;
-        try {
-            flusher.join(Duration.ofSeconds(5));
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
         flush();
     }
 }

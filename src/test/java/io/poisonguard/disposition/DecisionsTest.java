@@ -112,7 +112,8 @@ class DecisionsTest {
 
     @Test
     void anExpiredLeaseOnAnActiveJobCountsACrashAndMarksTheOpenAttemptCrashed() {
-        Decisions decisions = policy().limit(FailureClass.CRASH, 3).decisions();
+        // Attribution off: every crash counts as CRASH (CrashAttributionTest covers the lanes).
+        Decisions decisions = policy().attributeCrashes(false).limit(FailureClass.CRASH, 3).decisions();
         LedgerRecord running = run(decisions, fresh(), NOW);
         Instant afterLease = running.leaseUntil().plusSeconds(1);
 
@@ -137,7 +138,7 @@ class DecisionsTest {
     @Test
     void aCrashOnALadderWithoutDelayStartsTheNextAttemptInTheSameIntake() {
         Ladder immediate = new Ladder(Duration.ZERO, 1, Duration.ZERO, Jitter.NONE);
-        Decisions decisions = policy().limit(FailureClass.CRASH, 3).ladder(FailureClass.CRASH, immediate).decisions();
+        Decisions decisions = policy().attributeCrashes(false).limit(FailureClass.CRASH, 3).ladder(FailureClass.CRASH, immediate).decisions();
         LedgerRecord running = run(decisions, fresh(), NOW);
         Instant afterLease = running.leaseUntil().plusSeconds(1);
 
@@ -153,7 +154,8 @@ class DecisionsTest {
 
     @Test
     void aJobThatCrashesItsWorkerEveryTimeIsQuarantinedAsCrashAndNeverRunAgain() {
-        Decisions decisions = policy().limit(FailureClass.CRASH, 3).decisions();
+        // Attribution off: every crash counts as CRASH (CrashAttributionTest covers the lanes).
+        Decisions decisions = policy().attributeCrashes(false).limit(FailureClass.CRASH, 3).decisions();
         LedgerRecord record = fresh();
         Instant now = NOW;
         Disposition last = null;

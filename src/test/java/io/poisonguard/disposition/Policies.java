@@ -16,6 +16,7 @@ final class Policies {
 
     private final Map<FailureClass, ClassPolicy> classes = new EnumMap<>(FailureClass.class);
     private int historySize = 10;
+    private boolean attributeCrashes = true;
 
     private Policies() {
         for (FailureClass c : FailureClass.values()) {
@@ -50,8 +51,13 @@ final class Policies {
         return this;
     }
 
+    Policies attributeCrashes(boolean on) {
+        this.attributeCrashes = on;
+        return this;
+    }
+
     Policy build() {
-        return new Policy(classes, LEASE, historySize);
+        return new Policy(classes, LEASE, historySize, attributeCrashes);
     }
 
     Decisions decisions() {

@@ -1,0 +1,72 @@
+package io.poisonguard.pipeline;
+
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
+
+/**
+ * Where a job runs inside this worker. Ordinary jobs share the worker; a suspect (its last attempt
+ * crashed) runs alone: it waits until the jobs in flight finish, no new job starts beside it, and the
+ * poller stops receiving while it waits or runs. If the worker dies then, the suspect killed it.
+ * A fair read/write lock gives exactly that: shared holders are the ordinary jobs, the exclusive
+ * holder is the suspect, and a waiting suspect keeps new ordinary jobs out.
+ */
+@ApplicationScoped
+public class IsolationLane {
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
+    private final AtomicInteger suspects = new AtomicInteger();
+    /** With room for one job at a time, every job runs alone, suspect or not. */
+    private final boolean soloWorker;
+
+    public IsolationLane(io.poisonguard.config.PoisonGuardConfig config) {
+        this.soloWorker = config.consumer().concurrency() == 1;
+    }
+
+    /** A place in the lane; close it when the job is done. */
+    public final class Slot implements AutoCloseable {
+        private final boolean alone;
+        private final Lock held;
+        private final int othersInFlight;
+
+        private Slot(boolean alone, Lock held, int othersInFlight) {
+            this.alone = alone;
+            this.held = held;
+            this.othersInFlight = othersInFlight;
+        }
+
+        /** The job runs alone in its worker: taken exclusively, or the worker has room for one job only. */
+        public boolean alone() {
+            return alone;
+        }
+
+        /** Other jobs in flight in this worker when the slot was taken (0 when alone). */
+        public int othersInFlight() {
+            return othersInFlight;
+        }
+
+        @Override
+        public void close() {
+            held.unlock();
+            if (held == lock.writeLock()) {
+                suspects.decrementAndGet();
+            }
+        }
+    }
+
+    public Slot enter(boolean alone) {
+        if (alone) {
+            suspects.incrementAndGet();
+            lock.writeLock().lock();
+            return new Slot(true, lock.writeLock(), 0);
+        }
+        lock.readLock().lock();
+        return new Slot(soloWorker, lock.readLock(), Math.max(0, lock.getReadLockCount() - 1));
+    }
+
+    /** True while a suspect waits for or holds the lane: the poller must not take more work. */
+    public boolean isolating() {
+        return suspects.get() > 0;
+    }
+}
