@@ -4,22 +4,18 @@ import io.poisonguard.config.Names;
 import io.poisonguard.dynamodb.DynamoQuarantineStore;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import io.poisonguard.testing.Queues;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -63,11 +59,8 @@ class CrashAttributionIT {
     @BeforeAll
     static void clients() {
         emulators = Emulators.shared();
-        var creds = StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
-        sqs = SqsClient.builder().endpointOverride(URI.create(emulators.sqsEndpoint())).region(Region.US_EAST_1)
-                .credentialsProvider(creds).httpClientBuilder(ApacheHttpClient.builder()).build();
-        dynamo = DynamoDbClient.builder().endpointOverride(URI.create(emulators.dynamoEndpoint())).region(Region.US_EAST_1)
-                .credentialsProvider(creds).httpClientBuilder(ApacheHttpClient.builder()).build();
+        sqs = EmulatorClients.sqs(emulators);
+        dynamo = EmulatorClients.dynamo(emulators);
     }
 
     @AfterAll

@@ -9,20 +9,16 @@ import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import io.poisonguard.testing.Queues;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 
-import java.net.URI;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.time.Clock;
@@ -61,11 +57,8 @@ class CrashSurvivalIT {
     @BeforeEach
     void setUp() throws Exception {
         emulators = Emulators.shared();
-        var creds = StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
-        sqs = SqsClient.builder().endpointOverride(URI.create(emulators.sqsEndpoint())).region(Region.US_EAST_1)
-                .credentialsProvider(creds).httpClientBuilder(ApacheHttpClient.builder()).build();
-        dynamo = DynamoDbClient.builder().endpointOverride(URI.create(emulators.dynamoEndpoint())).region(Region.US_EAST_1)
-                .credentialsProvider(creds).httpClientBuilder(ApacheHttpClient.builder()).build();
+        sqs = EmulatorClients.sqs(emulators);
+        dynamo = EmulatorClients.dynamo(emulators);
         names = new Names("crash" + UUID.randomUUID().toString().substring(0, 6));
         queues = new Queues(sqs, names);
         ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());

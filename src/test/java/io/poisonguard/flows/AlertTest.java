@@ -2,10 +2,7 @@ package io.poisonguard.flows;
 
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
-import io.poisonguard.config.Names;
 import io.poisonguard.ledger.JobState;
-import io.poisonguard.ledger.LedgerStore;
-import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.testing.AlertSinks;
 import io.poisonguard.testing.EmulatorsResource;
 import io.poisonguard.testing.Queues;
@@ -13,7 +10,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 
 import java.time.Duration;
 import java.util.List;
@@ -26,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Invariant 9: a quarantine produces exactly one alert naming the job, delivered to a webhook and to SNS. */
 @QuarkusTest
 @TestProfile(AlertTest.Profile.class)
-class AlertTest {
+class AlertTest extends FlowTest {
     public static class Profile extends EmulatorProfile {
         @Override
         public List<TestResourceEntry> testResources() {
@@ -39,14 +35,6 @@ class AlertTest {
         }
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
-    @Inject
-    QuarantineStore quarantine;
     @Inject
     ObjectMapper json;
 

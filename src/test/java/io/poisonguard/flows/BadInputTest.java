@@ -1,19 +1,14 @@
 package io.poisonguard.flows;
 
-import io.poisonguard.config.Names;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantineRecord;
-import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 import java.time.Duration;
@@ -34,18 +29,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Invariant 7: every kind of bad input ends in quarantine with a named reason, and no worker dies. */
 @QuarkusTest
 @TestProfile(BadInputTest.Profile.class)
-class BadInputTest {
+class BadInputTest extends FlowTest {
     public static class Profile extends EmulatorProfile {
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
-    @Inject
-    QuarantineStore quarantine;
 
     /** job id -> (body, attributes, expected reason fragment, expected class) */
     record Case(String body, Map<String, String> attributes, String reason, FailureClass failureClass) {
@@ -111,7 +98,4 @@ class BadInputTest {
         System.out.println("\n[bad input] " + String.join("\n[bad input] ", reasons));
     }
 
-    private JobState state(String jobId) {
-        return ledger.find(jobId).map(LedgerRecord::state).orElse(null);
-    }
 }

@@ -1,19 +1,14 @@
 package io.poisonguard.flows;
 
-import io.poisonguard.config.Names;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobState;
-import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.pipeline.ConsumptionGate;
-import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.testing.Queues;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 
 import java.time.Duration;
 import java.util.List;
@@ -31,7 +26,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(DependencyDownTest.Profile.class)
-class DependencyDownTest {
+class DependencyDownTest extends FlowTest {
     static final int JOBS = 30;
 
     public static class Profile extends EmulatorProfile {
@@ -41,14 +36,6 @@ class DependencyDownTest {
         }
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
-    @Inject
-    QuarantineStore quarantine;
     @Inject
     SimulatedRecordsProvider provider;
     @Inject
@@ -88,7 +75,4 @@ class DependencyDownTest {
                 + " %d attempts in all (%d extra), 0 quarantined%n", JOBS, callsAtTrip, probes, attempts, extra);
     }
 
-    private JobState state(String jobId) {
-        return ledger.find(jobId).map(LedgerRecord::state).orElse(null);
-    }
 }

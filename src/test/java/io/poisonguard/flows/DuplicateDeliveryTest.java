@@ -1,16 +1,13 @@
 package io.poisonguard.flows;
 
-import io.poisonguard.config.Names;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.testing.Queues;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 
@@ -24,7 +21,7 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 /** Invariant 4: two copies of one job id delivered at once run the handler once. */
 @QuarkusTest
 @TestProfile(DuplicateDeliveryTest.Profile.class)
-class DuplicateDeliveryTest {
+class DuplicateDeliveryTest extends FlowTest {
     public static class Profile extends EmulatorProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
@@ -33,12 +30,6 @@ class DuplicateDeliveryTest {
         }
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
     @Inject
     SimulatedRecordsProvider provider;
 

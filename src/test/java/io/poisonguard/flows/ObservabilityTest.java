@@ -1,14 +1,10 @@
 package io.poisonguard.flows;
 
-import io.poisonguard.config.Names;
 import io.poisonguard.ledger.JobState;
-import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.testing.Queues;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -29,18 +25,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ObservabilityTest.Profile.class)
-class ObservabilityTest {
+class ObservabilityTest extends FlowTest {
     static final Pattern METRIC = Pattern.compile("poison_guard_[a-z0-9_]+");
 
     public static class Profile extends EmulatorProfile {
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
 
     @Test
     void everyMetricTheRulesAndDashboardNameIsExportedAndTheGaugesCountQuarantine() throws Exception {

@@ -1,11 +1,8 @@
 package io.poisonguard.flows;
 
-import io.poisonguard.config.Names;
 import io.poisonguard.example.permit.PermitReportHandler;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.ledger.LedgerStore;
-import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.tenants.Tenant;
 import io.poisonguard.tenants.TenantDirectory;
 import io.poisonguard.tenants.TenantStatus;
@@ -16,7 +13,6 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 
 import java.io.IOException;
 import java.net.URL;
@@ -35,20 +31,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** The shell replay command (scripts/replay.mjs) against the running API: dry run by default, reason required. */
 @QuarkusTest
 @TestProfile(ReplayCommandTest.Profile.class)
-class ReplayCommandTest {
+class ReplayCommandTest extends FlowTest {
     public static class Profile extends EmulatorProfile {
     }
 
     @TestHTTPResource("/")
     URL url;
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
-    @Inject
-    QuarantineStore quarantine;
     @Inject
     TenantDirectory tenants;
     @Inject

@@ -2,15 +2,12 @@ package io.poisonguard.flows;
 
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
-import io.poisonguard.config.Names;
 import io.poisonguard.example.permit.PermitReportHandler;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.pipeline.Poller;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
-import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.replay.ArchivedMessage;
 import io.poisonguard.replay.PayloadArchive;
 import io.poisonguard.testing.Queues;
@@ -23,7 +20,6 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 import java.time.Duration;
@@ -49,7 +45,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(ReplayFlowTest.Profile.class)
-class ReplayFlowTest {
+class ReplayFlowTest extends FlowTest {
     static final double RATE = 4.0;
 
     public static class Profile extends EmulatorProfile {
@@ -61,14 +57,6 @@ class ReplayFlowTest {
         }
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
-    @Inject
-    QuarantineStore quarantine;
     @Inject
     AuditLog audit;
     @Inject
@@ -113,9 +101,6 @@ class ReplayFlowTest {
                 .post("/ops/quarantine/" + jobId + "/replay");
     }
 
-    private JobState state(String jobId) {
-        return ledger.find(jobId).map(LedgerRecord::state).orElse(null);
-    }
 
     private List<Message> noticesFor(String jobId) {
         return queues.drain(names.noticesQueue()).stream().filter(m -> jobId.equals(Queues.attr(m, "job-id"))).toList();

@@ -1,20 +1,15 @@
 package io.poisonguard.flows;
 
-import io.poisonguard.config.Names;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantineRecord;
-import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.testing.Queues;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
-import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 import java.time.Duration;
@@ -38,7 +33,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 @QuarkusTest
 @TestProfile(SeedDrillTest.Drill.class)
-class SeedDrillTest {
+class SeedDrillTest extends FlowTest {
     static final String POISON = "drill-17";
 
     public static class Drill extends EmulatorProfile {
@@ -49,14 +44,6 @@ class SeedDrillTest {
         }
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
-    @Inject
-    QuarantineStore quarantine;
 
     @Test
     void theOldSchemaJobIsQuarantinedAfterThreeAttemptsWhileTheOther46Complete() {
@@ -132,9 +119,6 @@ class SeedDrillTest {
                 median(queueAgeMs), max(queueAgeMs), median(completionMs), max(completionMs), POISON, record.attempts(), toQuarantine);
     }
 
-    private JobState state(String jobId) {
-        return ledger.find(jobId).map(LedgerRecord::state).orElse(null);
-    }
 
     static long median(List<Long> xs) {
         List<Long> s = xs.stream().sorted().toList();

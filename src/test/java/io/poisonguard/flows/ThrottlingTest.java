@@ -1,17 +1,13 @@
 package io.poisonguard.flows;
 
-import io.poisonguard.config.Names;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.ledger.LedgerStore;
-import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.testing.Queues;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -26,7 +22,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Seed 002's quota: a burst above the provider's rate queues up in front of it instead of becoming 429s. */
 @QuarkusTest
 @TestProfile(ThrottlingTest.Profile.class)
-class ThrottlingTest {
+class ThrottlingTest extends FlowTest {
     static final int RATE = 5;
     static final int JOBS = 40;
 
@@ -37,14 +33,6 @@ class ThrottlingTest {
         }
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
-    @Inject
-    QuarantineStore quarantine;
     @Inject
     SimulatedRecordsProvider provider;
 

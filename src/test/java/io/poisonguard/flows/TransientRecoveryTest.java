@@ -1,20 +1,16 @@
 package io.poisonguard.flows;
 
-import io.poisonguard.config.Names;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.ledger.LedgerStore;
-import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.testing.Queues;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 
 import java.time.Duration;
@@ -28,18 +24,10 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /** Seed 001's "restore a temporary dependency": a transient failure that clears completes without quarantine. */
 @QuarkusTest
 @TestProfile(TransientRecoveryTest.Profile.class)
-class TransientRecoveryTest {
+class TransientRecoveryTest extends FlowTest {
     public static class Profile extends EmulatorProfile {
     }
 
-    @Inject
-    SqsClient sqs;
-    @Inject
-    Names names;
-    @Inject
-    LedgerStore ledger;
-    @Inject
-    QuarantineStore quarantine;
     @Inject
     SimulatedRecordsProvider provider;
 

@@ -1,0 +1,28 @@
+package io.poisonguard.testing;
+
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.sqs.SqsClient;
+
+import java.net.URI;
+
+/** Plain SDK clients on the emulators, for tests that drive service processes from outside. */
+public final class EmulatorClients {
+    private static final StaticCredentialsProvider CREDENTIALS = StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local"));
+
+    private EmulatorClients() {
+    }
+
+    public static SqsClient sqs(Emulators e) {
+        return SqsClient.builder().endpointOverride(URI.create(e.sqsEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder()).build();
+    }
+
+    public static DynamoDbClient dynamo(Emulators e) {
+        return DynamoDbClient.builder().endpointOverride(URI.create(e.dynamoEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder()).build();
+    }
+}
