@@ -25,7 +25,8 @@ public enum JobState {
             case ACTIVE -> EnumSet.of(ACTIVE, RETRY_WAIT, SUCCEEDED, QUARANTINED);
             case RETRY_WAIT -> EnumSet.of(ACTIVE, RETRY_WAIT, QUARANTINED);
             case QUARANTINED -> EnumSet.of(REPLAYING, RESOLVED, UNRECOVERABLE);
-            case REPLAYING -> EnumSet.of(ACTIVE, QUARANTINED, UNRECOVERABLE);
+            // REPLAYING -> REPLAYING: an operator re-issues a replay that never reached a worker.
+            case REPLAYING -> EnumSet.of(ACTIVE, QUARANTINED, UNRECOVERABLE, REPLAYING);
             case SUCCEEDED, RESOLVED, UNRECOVERABLE -> EnumSet.noneOf(JobState.class);
         };
     }

@@ -82,14 +82,15 @@ public class OperatorActions {
                     current.map(LedgerRecord::attempt).orElse(null));
             return refused.get();
         }
+        if (current.get().state() == JobState.REPLAYING) {
+            return reissue(current.get(), actor, reason, now);
+        }
         LedgerRecord quarantined = current.get();
         LedgerRecord replaying;
         try {
             replaying = ledger.write(quarantined.replayed(now));
         } catch (LedgerConflict lost) {
-            ActionOutcome conflict = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
-            record(AuditAction.REPLAY, conflict, actor, reason, quarantined.generation(), quarantined.attempt());
-            return conflict;
+            return conflict(jobId, actor, reason, quarantined);
         }
         int attempt = replaying.attempt() + 1;
         List<ArchivedMessage> copies = archive.take(jobId);
@@ -111,6 +112,45 @@ public class OperatorActions {
             record(AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);
             return gone;
         }
+        return send(replaying, quarantined, copies, actor, reason, now);
+    }
+
+    /**
+     * Re-issues a replay stuck in REPLAYING (its earlier run died before the copy reached a worker).
+     * The dead-letter copy is taken first: if none is left, the earlier copy is on the main queue and
+     * nothing is changed; otherwise the next generation goes out and the older copy, if it ever
+     * arrives, is dropped as stale.
+     */
+    private ActionOutcome reissue(LedgerRecord stuck, String actor, String reason, Instant now) {
+        String jobId = stuck.jobId();
+        List<ArchivedMessage> copies = archive.take(jobId);
+        if (copies.isEmpty()) {
+            ActionOutcome onItsWay = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "job " + jobId
+                    + " has no dead-letter copy left: its replayed copy is on the main queue; wait for a worker to take it");
+            record(AuditAction.REPLAY, onItsWay, actor, reason, stuck.generation(), stuck.attempt());
+            return onItsWay;
+        }
+        LedgerRecord replaying;
+        try {
+            replaying = ledger.write(stuck.replayed(now));
+        } catch (LedgerConflict lost) {
+            archive.release(copies);
+            return conflict(jobId, actor, reason, stuck);
+        }
+        return send(replaying, stuck, copies, actor, reason, now);
+    }
+
+    private ActionOutcome conflict(String jobId, String actor, String reason, LedgerRecord before) {
+        ActionOutcome conflict = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
+        record(AuditAction.REPLAY, conflict, actor, reason, before.generation(), before.attempt());
+        return conflict;
+    }
+
+    /** Sends the replayed copy, then deletes the dead-letter copies; a failed send puts everything back. */
+    private ActionOutcome send(LedgerRecord replaying, LedgerRecord before, List<ArchivedMessage> copies, String actor, String reason,
+                               Instant now) {
+        String jobId = replaying.jobId();
+        int attempt = replaying.attempt() + 1;
         ArchivedMessage payload = copies.get(0);
         try {
             pacer.acquire();
@@ -120,8 +160,7 @@ public class OperatorActions {
                 Thread.currentThread().interrupt();
             }
             archive.release(copies);
-            ledger.write(replaying.moveTo(JobState.QUARANTINED, clock.instant())
-                    .withQuarantine(quarantined.quarantineClass(), quarantined.quarantineReason()));
+            ledger.write(before.withVersion(replaying.version()));
             ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
                     "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
             record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
@@ -184,7 +223,7 @@ public class OperatorActions {
     private Optional<ActionOutcome> guard(String jobId, Optional<LedgerRecord> current) {
         Optional<QuarantineRecord> record = quarantine.find(jobId);
         Optional<String> tenantRefusal = current.flatMap(l -> tenants.refusal(l.tenant(), l.jobType()));
-        return ReplayGuard.check(jobId, current, record, tenantRefusal);
+        return ReplayGuard.check(jobId, current, record, tenantRefusal, clock.instant(), settleTime);
     }
 
     private void markUnrecoverable(LedgerRecord current, Instant now) {

@@ -4,11 +4,15 @@ import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.quarantine.QuarantineRecord;
 
+import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
- * The one place that decides whether a job may be replayed now: it must exist, be QUARANTINED,
- * still be within its retention, and its tenant must be authorized for its job type today.
+ * The one place that decides whether a job may be replayed now: it must exist, be QUARANTINED (or
+ * stuck in REPLAYING for longer than the settle time: a replay interrupted before its copy reached a
+ * worker may be re-issued), still be within its retention, and its tenant must be authorized for its
+ * job type today.
  */
 public final class ReplayGuard {
     private ReplayGuard() {
@@ -16,12 +20,17 @@ public final class ReplayGuard {
 
     /** Empty when the replay may go ahead; otherwise the refusal or the honest unrecoverable answer. */
     public static Optional<ActionOutcome> check(String jobId, Optional<LedgerRecord> ledger, Optional<QuarantineRecord> record,
-                                                Optional<String> tenantRefusal) {
+                                                Optional<String> tenantRefusal, Instant now, Duration settleTime) {
         if (ledger.isEmpty()) {
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId));
         }
         JobState state = ledger.get().state();
-        if (state != JobState.QUARANTINED) {
+        if (state == JobState.REPLAYING && !staleReplay(ledger.get(), now, settleTime)) {
+            return Optional.of(new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is REPLAYING since "
+                    + ledger.get().updatedAt() + "; a replay that never reaches a worker can be re-issued after the settle time ("
+                    + settleTime.toSeconds() + "s)"));
+        }
+        if (state != JobState.QUARANTINED && state != JobState.REPLAYING) {
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + state
                     + "; only QUARANTINED jobs replay"));
         }
@@ -32,5 +41,10 @@ public final class ReplayGuard {
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.TENANT_NOT_AUTHORIZED, tenantRefusal.get()));
         }
         return Optional.empty();
+    }
+
+    /** A replay that has not reached a worker (the job would be ACTIVE) within the settle time. */
+    public static boolean staleReplay(LedgerRecord r, Instant now, Duration settleTime) {
+        return r.state() == JobState.REPLAYING && r.updatedAt().plus(settleTime).isBefore(now);
     }
 }

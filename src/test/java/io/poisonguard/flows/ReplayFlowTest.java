@@ -146,6 +146,24 @@ class ReplayFlowTest extends FlowTest {
     }
 
     @Test
+    void aReplayThatDiedBeforeItsCopyWasSentCanBeReissuedOnceItIsStale() {
+        tenant("t-stuck", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-stuck", "t-stuck");
+        handler.legacyReader(true);
+        // What a replay that crashed right after its ledger write leaves: REPLAYING, copy still in the DLQ.
+        ledger.write(ledger.find("r-stuck").orElseThrow().replayed(Instant.now()));
+        replay(operator, "r-stuck", "too early").then().statusCode(409).body("detail", containsString("settle time"));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find("r-stuck").orElseThrow().updatedAt()
+                .isBefore(Instant.now().minusSeconds(2)));
+        replay(operator, "r-stuck", "re-issue the interrupted replay").then().statusCode(202)
+                .body("generation", equalTo(3)).body("attempt", equalTo(2));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-stuck") == JobState.SUCCEEDED);
+        assertEquals(3, ledger.find("r-stuck").orElseThrow().generation());
+        assertEquals(1, noticesFor("r-stuck").size(), "one notice");
+    }
+
+    @Test
     void aReplayAfterTheTenantLostPermissionIsRefusedWith403AndAudited() {
         tenant("t-revoked", "ACTIVE", "permit-report");
         quarantineOldSchemaJob("r-revoked", "t-revoked");
