@@ -180,7 +180,8 @@ public class OpsResource {
         }
         requireOperator();
         requireReason(request.reason());
-        return Response.status(202).entity(bulk.start(selection, actor())).build();
+        BulkReplay batch = bulk.start(selection, actor());
+        return Response.status(batch.status() == BulkReplay.Status.NOTHING_TO_REPLAY ? 200 : 202).entity(batch).build();
     }
 
     @GET

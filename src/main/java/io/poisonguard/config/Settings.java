@@ -61,8 +61,9 @@ public final class Settings {
         require(consumer.visibilityTimeout().toSeconds() >= 1 && consumer.visibilityTimeout().compareTo(Ladder.SQS_MAX_VISIBILITY) <= 0,
                 "consumer.visibility-timeout", "must be between 1s and 43200s (the SQS visibility limit)");
         require(!consumer.heartbeatInterval().isNegative() && !consumer.heartbeatInterval().isZero()
-                        && consumer.heartbeatInterval().compareTo(consumer.visibilityTimeout()) < 0,
-                "consumer.heartbeat-interval", "must be positive and shorter than consumer.visibility-timeout");
+                        && consumer.heartbeatInterval().multipliedBy(2).compareTo(consumer.visibilityTimeout()) <= 0,
+                "consumer.heartbeat-interval", "must be positive and at most half of consumer.visibility-timeout,"
+                        + " so a renewal always lands before the lease runs out");
         require(consumer.historySize() >= 1 && consumer.historySize() <= 50, "consumer.history-size", "must be between 1 and 50");
         require(!consumer.shutdownGrace().isNegative(), "consumer.shutdown-grace", "must not be negative");
 

@@ -26,6 +26,26 @@ public final class Classifier {
     }
 
     public Failure classify(Throwable thrown) {
+        Failure raw = classifyRaw(thrown);
+        return new Failure(raw.failureClass(), raw.errorType(), withoutInputEcho(thrown, raw.message()));
+    }
+
+    /**
+     * Parser errors quote the input they choked on (Jackson: "Unrecognized token 'sk_live_...'"), so
+     * for them only the error's position is kept, never its text: payload fragments must not reach
+     * history, quarantine records, the DLQ reason attribute or alerts.
+     */
+    private String withoutInputEcho(Throwable thrown, String scrubbed) {
+        for (Throwable t : causeChain(thrown)) {
+            if (t instanceof com.fasterxml.jackson.core.JsonProcessingException j) {
+                var at = j.getLocation();
+                return at == null ? "input is not valid JSON" : "input is not valid JSON at line " + at.getLineNr() + ", column " + at.getColumnNr();
+            }
+        }
+        return scrubbed;
+    }
+
+    private Failure classifyRaw(Throwable thrown) {
         List<Throwable> chain = causeChain(thrown);
         for (Throwable t : chain) {
             if (t instanceof JobFailure jf) {

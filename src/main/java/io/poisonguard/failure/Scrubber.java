@@ -20,6 +20,8 @@ public final class Scrubber {
             "(?i)(password|passwd|secret|token|api[-_]?key|authorization)([\"']?\\s*[:=]\\s*)"
                     + "(\"[^\"]*\"|'[^']*'|(?:(?:bearer|basic|digest)\\s+)?[^\\s,;\"'}]+)");
     private static final Pattern QUOTED = Pattern.compile("\"[^\"]{24,}\"");
+    /** Single-quoted runs: parsers quote offending tokens this way ("Unrecognized token 'abc…'"). */
+    private static final Pattern SINGLE_QUOTED = Pattern.compile("'[^']{8,}'");
 
     private Scrubber() {
     }
@@ -33,6 +35,7 @@ public final class Scrubber {
         s = EMAIL.matcher(s).replaceAll("<email>");
         s = DIGITS.matcher(s).replaceAll("<digits>");
         s = QUOTED.matcher(s).replaceAll("\"<text>\"");
+        s = SINGLE_QUOTED.matcher(s).replaceAll("'<text>'");
         s = s.strip();
         if (s.length() > maxChars) {
             int end = maxChars - 1;

@@ -107,17 +107,24 @@ public class Poller {
                     continue;
                 }
                 metrics.inFlight().incrementAndGet();
-                workers.execute(() -> {
-                    try {
-                        processor.process(m);
-                    } catch (RuntimeException e) {
-                        LOG.errorf("Message %s: processing failed (%s: %s); it will redeliver", m.messageId(),
-                                e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
-                    } finally {
-                        metrics.inFlight().decrementAndGet();
-                        slots.release();
-                    }
-                });
+                try {
+                    workers.execute(() -> {
+                        try {
+                            processor.process(m);
+                        } catch (RuntimeException e) {
+                            LOG.errorf("Message %s: processing failed (%s: %s); it will redeliver", m.messageId(),
+                                    e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
+                        } finally {
+                            metrics.inFlight().decrementAndGet();
+                            slots.release();
+                        }
+                    });
+                } catch (java.util.concurrent.RejectedExecutionException stopping) {
+                    // stop() shut the executor between the running check and here: give the message back.
+                    metrics.inFlight().decrementAndGet();
+                    slots.release();
+                    release(m);
+                }
             }
         }
     }

@@ -19,8 +19,8 @@ import java.time.Instant;
 import java.util.List;
 
 /**
- * Completes a quarantine whose ledger state is already QUARANTINED: quarantine record, then the
- * dead-letter copy, then the delete from the main queue. Each step is safe to repeat, so a crash
+ * Completes a quarantine whose ledger state is already QUARANTINED: the dead-letter copy, then the
+ * quarantine record, then the delete from the main queue. Each step is safe to repeat, so a crash
  * anywhere leaves a copy that comes back and finishes the job here (invariant 2: may duplicate in
  * the DLQ, never loses).
  */
@@ -55,7 +55,6 @@ public class Quarantiner {
                         ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + record.quarantineClass())
                         : e)
                 .toList();
-        boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(), earlier));
         String deadLetterId;
         try {
             deadLetterId = deadLetters.send(m, record.jobId(), record.quarantineClass(), record.attempt(), record.quarantineReason());
@@ -68,6 +67,9 @@ public class Quarantiner {
                     record.jobId(), e.getClass().getSimpleName());
             return;
         }
+        // The record is written once a dead-letter copy is durable: its existence means the payload is
+        // preserved, and whoever writes it first sends the one alert.
+        boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(), earlier));
         source.delete(m);
         metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         if (first) {

@@ -48,6 +48,7 @@ public class OperatorActions {
     private final CodeVersion codeVersion;
     private final Pacer pacer;
     private final java.time.Duration settleTime;
+    private final java.time.Duration quarantineRetention;
 
     public OperatorActions(LedgerStore ledger, QuarantineStore quarantine, TenantDirectory tenants, PayloadArchive archive,
                            ReplaySender sender, AuditLog audit, Clock clock, CodeVersion codeVersion, PoisonGuardConfig config) {
@@ -61,6 +62,7 @@ public class OperatorActions {
         this.codeVersion = codeVersion;
         this.pacer = new Pacer(config.replay().rate());
         this.settleTime = config.replay().settleTime();
+        this.quarantineRetention = config.retention().quarantine();
     }
 
     /** What a replay of {@code jobId} would do now, changing nothing. */
@@ -97,15 +99,24 @@ public class OperatorActions {
         Optional<Instant> quarantinedAt = quarantine.find(jobId).map(QuarantineRecord::quarantinedAt);
         if (copies.isEmpty() && quarantinedAt.isPresent() && quarantinedAt.get().plus(settleTime).isAfter(now)) {
             // The quarantine may still be sending its dead-letter copy: not a loss, just early.
-            ledger.write(replaying.moveTo(JobState.QUARANTINED, clock.instant())
-                    .withQuarantine(quarantined.quarantineClass(), quarantined.quarantineReason()));
+            ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome early = new ActionOutcome.Refused(jobId, Refusal.CONFLICT,
                     "the quarantine of job " + jobId + " is still completing; try again in a minute");
             record(AuditAction.REPLAY, early, actor, reason, quarantined.generation(), quarantined.attempt());
             return early;
         }
+        if (copies.isEmpty() && archive.someHidden()) {
+            // Another action (a payload view, another replica's replay) may be holding the copy: not proof of loss.
+            ledger.write(quarantined.withVersion(replaying.version()));
+            ActionOutcome held = new ActionOutcome.Refused(jobId, Refusal.CONFLICT,
+                    "no dead-letter copy of job " + jobId + " is visible right now, but some are held by another action; try again in a minute");
+            record(AuditAction.REPLAY, held, actor, reason, quarantined.generation(), quarantined.attempt());
+            return held;
+        }
         if (copies.isEmpty()) {
-            ledger.write(replaying.moveTo(JobState.UNRECOVERABLE, clock.instant()));
+            // Keep the generation the job was quarantined at: a copy of it that shows up later is then
+            // forwarded to the DLQ as a copy of a parked job, never dropped as stale.
+            ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
             quarantine.updateStatus(jobId, QuarantineStatus.UNRECOVERABLE, Optional.empty());
             ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
                     "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
@@ -152,6 +163,9 @@ public class OperatorActions {
         String jobId = replaying.jobId();
         int attempt = replaying.attempt() + 1;
         ArchivedMessage payload = copies.get(0);
+        // The record says REPLAYING before the copy goes out, so a worker that finishes it first is not overwritten.
+        quarantine.updateStatus(jobId, QuarantineStatus.REPLAYING,
+                Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
         try {
             pacer.acquire();
             sender.send(payload.body(), replayAttributes(payload.attributes(), replaying.generation()));
@@ -161,14 +175,13 @@ public class OperatorActions {
             }
             archive.release(copies);
             ledger.write(before.withVersion(replaying.version()));
+            quarantine.recordReplayOutcome(jobId, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
             ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
                     "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
             record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
             return failed;
         }
         archive.delete(copies);
-        quarantine.updateStatus(jobId, QuarantineStatus.REPLAYING,
-                Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
         record(AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d)", jobId, actor, replaying.generation(), attempt);
@@ -223,7 +236,7 @@ public class OperatorActions {
     private Optional<ActionOutcome> guard(String jobId, Optional<LedgerRecord> current) {
         Optional<QuarantineRecord> record = quarantine.find(jobId);
         Optional<String> tenantRefusal = current.flatMap(l -> tenants.refusal(l.tenant(), l.jobType()));
-        return ReplayGuard.check(jobId, current, record, tenantRefusal, clock.instant(), settleTime);
+        return ReplayGuard.check(jobId, current, record, tenantRefusal, clock.instant(), settleTime, quarantineRetention);
     }
 
     private void markUnrecoverable(LedgerRecord current, Instant now) {

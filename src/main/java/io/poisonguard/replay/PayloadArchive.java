@@ -14,4 +14,7 @@ public interface PayloadArchive {
 
     /** Makes held copies visible again. */
     void release(List<ArchivedMessage> copies);
+
+    /** Whether some dead-letter messages are hidden right now (held by another action), so "not found" is not final. */
+    boolean someHidden();
 }

@@ -20,7 +20,8 @@ public final class ReplayGuard {
 
     /** Empty when the replay may go ahead; otherwise the refusal or the honest unrecoverable answer. */
     public static Optional<ActionOutcome> check(String jobId, Optional<LedgerRecord> ledger, Optional<QuarantineRecord> record,
-                                                Optional<String> tenantRefusal, Instant now, Duration settleTime) {
+                                                Optional<String> tenantRefusal, Instant now, Duration settleTime,
+                                                Duration quarantineRetention) {
         if (ledger.isEmpty()) {
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId));
         }
@@ -33,6 +34,11 @@ public final class ReplayGuard {
         if (state != JobState.QUARANTINED && state != JobState.REPLAYING) {
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + state
                     + "; only QUARANTINED jobs replay"));
+        }
+        if (record.isEmpty() && ledger.get().updatedAt().plus(quarantineRetention).isAfter(now)) {
+            // Quarantined within the retention but no record yet: the quarantine is still being completed.
+            return Optional.of(new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "the quarantine of job " + jobId
+                    + " is still completing; try again in a minute"));
         }
         if (record.isEmpty()) {
             return Optional.of(new ActionOutcome.Unrecoverable(jobId, "the quarantine record passed its retention; the payload is gone"));

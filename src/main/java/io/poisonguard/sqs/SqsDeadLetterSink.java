@@ -44,6 +44,14 @@ public class SqsDeadLetterSink implements DeadLetterSink {
                 .messageAttributes(SqsJobQueue.toSdk(attrs))).messageId();
     }
 
+    private static final List<String> CONTRACT = List.of(WireAttributes.TENANT, WireAttributes.JOB_TYPE, WireAttributes.SCHEMA_VERSION,
+            WireAttributes.CHARSET, WireAttributes.CONTENT_TRANSFER_ENCODING, WireAttributes.ATTACHMENT_COUNT);
+
+    private static int contractRank(String name) {
+        int i = CONTRACT.indexOf(name);
+        return i < 0 ? CONTRACT.size() : i;
+    }
+
     static Map<String, MessageAttribute> deadLetterAttributes(InboundMessage original, String jobId, FailureClass failureClass,
                                                               int attempts, String reason) {
         Map<String, MessageAttribute> attrs = new LinkedHashMap<>();
@@ -52,9 +60,12 @@ public class SqsDeadLetterSink implements DeadLetterSink {
         attrs.put(WireAttributes.ATTEMPTS, MessageAttribute.number(attempts));
         String r = reason == null || reason.isBlank() ? "unspecified" : reason;
         attrs.put(WireAttributes.QUARANTINE_REASON, MessageAttribute.string(r.length() > MAX_REASON_CHARS ? r.substring(0, MAX_REASON_CHARS) : r));
+        // The wire contract's attributes first (a replay needs every one of them), then the producer's own.
+        // The generation is not kept: a replay sets its own.
         original.attributes().entrySet().stream()
-                .filter(e -> !attrs.containsKey(e.getKey()))
-                .sorted(Map.Entry.comparingByKey())
+                .filter(e -> !attrs.containsKey(e.getKey()) && !e.getKey().equals(WireAttributes.GENERATION))
+                .sorted(java.util.Comparator.<Map.Entry<String, MessageAttribute>>comparingInt(e -> contractRank(e.getKey()))
+                        .thenComparing(Map.Entry::getKey))
                 .limit(SQS_MAX_ATTRIBUTES - attrs.size())
                 .forEach(e -> attrs.put(e.getKey(), e.getValue()));
         return attrs;

@@ -9,6 +9,7 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 import java.time.Instant;
 import java.util.ArrayList;
@@ -26,9 +27,12 @@ public class SqsPayloadArchive implements PayloadArchive {
     static final int HOLD_SECONDS = 60;
     /** Upper bound on receives per scan (10 messages each). */
     static final int MAX_ROUNDS = 500;
+    /** Consecutive empty long polls before the scan concludes the queue holds nothing more. */
+    static final int EMPTY_RECEIVES = 2;
 
     private final SqsClient sqs;
     private final QueueUrls urls;
+    private final java.util.concurrent.locks.ReentrantLock scan = new java.util.concurrent.locks.ReentrantLock();
 
     public SqsPayloadArchive(SqsClient sqs, QueueUrls urls) {
         this.sqs = sqs;
@@ -36,18 +40,40 @@ public class SqsPayloadArchive implements PayloadArchive {
     }
 
     @Override
+    public boolean someHidden() {
+        String hidden = sqs.getQueueAttributes(b -> b.queueUrl(urls.deadLetter())
+                .attributeNames(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE)).attributes()
+                .get(QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE);
+        return hidden != null && Long.parseLong(hidden) > 0;
+    }
+
+    /** One scan at a time per process: two concurrent scans would hide each other's messages. */
+    @Override
     public List<ArchivedMessage> take(String jobId) {
+        scan.lock();
+        try {
+            return scan(jobId);
+        } finally {
+            scan.unlock();
+        }
+    }
+
+    private List<ArchivedMessage> scan(String jobId) {
         String url = urls.deadLetter();
         List<ArchivedMessage> found = new ArrayList<>();
         List<Message> others = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         try {
-            for (int round = 0; round < MAX_ROUNDS; round++) {
-                List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(0)
+            int empty = 0;
+            for (int round = 0; round < MAX_ROUNDS && empty < EMPTY_RECEIVES; round++) {
+                // Long polls: a short poll samples only some SQS servers and can come back empty while messages exist.
+                List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(1)
                         .visibilityTimeout(HOLD_SECONDS).messageAttributeNames("All")).messages();
                 if (batch.isEmpty()) {
-                    break;
+                    empty++;
+                    continue;
                 }
+                empty = 0;
                 boolean wrapped = false;
                 for (Message m : batch) {
                     wrapped |= !seen.add(m.messageId());
