@@ -27,8 +27,8 @@ public class SqsPayloadArchive implements PayloadArchive {
     static final int HOLD_SECONDS = 60;
     /** Upper bound on receives per scan (10 messages each). */
     static final int MAX_ROUNDS = 500;
-    /** Consecutive empty long polls before the scan concludes the queue holds nothing more. */
-    static final int EMPTY_RECEIVES = 2;
+    /** Consecutive empty short polls before a quick scan stops. */
+    static final int QUICK_EMPTY_RECEIVES = 3;
 
     private final SqsClient sqs;
     private final QueueUrls urls;
@@ -52,22 +52,24 @@ public class SqsPayloadArchive implements PayloadArchive {
     public List<ArchivedMessage> take(String jobId) {
         scan.lock();
         try {
-            return scan(jobId);
+            List<ArchivedMessage> found = scan(jobId, 0, QUICK_EMPTY_RECEIVES);
+            // Short polls sample only some SQS servers; before answering "none", look again with a long
+            // poll, which asks them all. Only the not-found case pays for it.
+            return found.isEmpty() ? scan(jobId, 1, 1) : found;
         } finally {
             scan.unlock();
         }
     }
 
-    private List<ArchivedMessage> scan(String jobId) {
+    private List<ArchivedMessage> scan(String jobId, int waitSeconds, int emptiesToStop) {
         String url = urls.deadLetter();
         List<ArchivedMessage> found = new ArrayList<>();
         List<Message> others = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         try {
             int empty = 0;
-            for (int round = 0; round < MAX_ROUNDS && empty < EMPTY_RECEIVES; round++) {
-                // Long polls: a short poll samples only some SQS servers and can come back empty while messages exist.
-                List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(1)
+            for (int round = 0; round < MAX_ROUNDS && empty < emptiesToStop; round++) {
+                List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(waitSeconds)
                         .visibilityTimeout(HOLD_SECONDS).messageAttributeNames("All")).messages();
                 if (batch.isEmpty()) {
                     empty++;

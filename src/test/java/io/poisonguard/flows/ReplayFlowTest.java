@@ -316,6 +316,7 @@ class ReplayFlowTest extends FlowTest {
         double seconds = Duration.between(sentAt.get(0), sentAt.get(sentAt.size() - 1)).toMillis() / 1000.0;
         double measured = (sentAt.size() - 1) / seconds;
         assertTrue(measured <= RATE * 1.1, "replays went out at " + measured + "/s, above the configured " + RATE + "/s");
+        assertTrue(measured >= RATE * 0.5, "replays went out at " + measured + "/s, far below the configured " + RATE + "/s");
         System.out.printf("%n[bulk replay] failing canary %s stopped the batch (%s); after the fix: 20/20 SUCCEEDED, one notice each;"
                         + " 19 widening replays at %.2f/s (configured %.1f/s); 10 healthy jobs sent during the batch all completed %d ms"
                         + " before it finished%n",
