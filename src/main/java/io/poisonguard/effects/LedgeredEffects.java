@@ -11,6 +11,7 @@ import java.time.Instant;
  * attempt (worker and attempt number) for one lease.
  */
 public final class LedgeredEffects implements JobContext {
+    static final int COMPLETE_TRIES = 3;
     private final EffectStore store;
     private final Clock clock;
     private final String jobId;
@@ -44,7 +45,24 @@ public final class LedgeredEffects implements JobContext {
             store.release(jobId, effectName, owner);
             throw e;
         }
-        store.complete(jobId, effectName, owner, clock.instant());
+        markDone(effectName);
         return true;
+    }
+
+    /**
+     * The effect happened; if recording that fails, a later attempt would perform it again once the
+     * claim runs out. So the record is retried a few times before the failure is let through.
+     */
+    private void markDone(String effectName) {
+        RuntimeException last = null;
+        for (int i = 0; i < COMPLETE_TRIES; i++) {
+            try {
+                store.complete(jobId, effectName, owner, clock.instant());
+                return;
+            } catch (RuntimeException e) {
+                last = e;
+            }
+        }
+        throw last;
     }
 }
