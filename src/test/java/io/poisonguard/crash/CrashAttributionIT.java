@@ -110,17 +110,8 @@ class CrashAttributionIT {
         Path logs = Files.createDirectories(Path.of("target", "crash-logs"));
         List<ServiceProcess> workers = new ArrayList<>();
         for (int i = 1; i <= WORKERS; i++) {
-            Map<String, String> o = new HashMap<>();
-            o.put("poison-guard.prefix", names.prefix());
+            Map<String, String> o = ServiceProcess.fastCrashSettings(names.prefix(), 8);
             o.put("poison-guard.worker-id", names.prefix() + "-w" + i);
-            o.put("poison-guard.consumer.concurrency", "8");
-            o.put("poison-guard.consumer.receive-wait", "1s");
-            o.put("poison-guard.consumer.visibility-timeout", "3s");
-            o.put("poison-guard.consumer.heartbeat-interval", "1s");
-            o.put("poison-guard.failure.crash.base", "200ms");
-            o.put("poison-guard.failure.crash.cap", "500ms");
-            o.put("poison-guard.failure.crash-ambiguous.base", "200ms");
-            o.put("poison-guard.failure.crash-ambiguous.cap", "500ms");
             o.put("poison-guard.failure.crash-attribution", Boolean.toString(attribution));
             o.put("poison-guard.example.provider.rate", "500");
             o.put("poison-guard.example.provider.faults.P-culprit-1", "halt");

@@ -25,7 +25,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
-import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.UUID;
@@ -76,14 +75,7 @@ class CrashSurvivalIT {
     }
 
     private ServiceProcess service(String fault) {
-        Map<String, String> overrides = new HashMap<>();
-        overrides.put("poison-guard.prefix", names.prefix());
-        overrides.put("poison-guard.consumer.concurrency", "1");
-        overrides.put("poison-guard.consumer.receive-wait", "1s");
-        overrides.put("poison-guard.consumer.visibility-timeout", "3s");
-        overrides.put("poison-guard.consumer.heartbeat-interval", "1s");
-        overrides.put("poison-guard.failure.crash.base", "200ms");
-        overrides.put("poison-guard.failure.crash.cap", "500ms");
+        Map<String, String> overrides = ServiceProcess.fastCrashSettings(names.prefix(), 1);
         overrides.put("poison-guard.example.provider.faults.P-CRASH", fault);
         return new ServiceProcess(names.prefix(), emulators, overrides, logs);
     }

@@ -32,6 +32,24 @@ final class ServiceProcess {
         config.putAll(overrides);
     }
 
+    /**
+     * Settings every crash test's service shares: its own prefix, short waits and leases, and fast
+     * crash ladders, so a death is noticed and retried within seconds.
+     */
+    static Map<String, String> fastCrashSettings(String prefix, int concurrency) {
+        Map<String, String> o = new java.util.HashMap<>();
+        o.put("poison-guard.prefix", prefix);
+        o.put("poison-guard.consumer.concurrency", Integer.toString(concurrency));
+        o.put("poison-guard.consumer.receive-wait", "1s");
+        o.put("poison-guard.consumer.visibility-timeout", "3s");
+        o.put("poison-guard.consumer.heartbeat-interval", "1s");
+        for (String crashClass : new String[]{"crash", "crash-ambiguous"}) {
+            o.put("poison-guard.failure." + crashClass + ".base", "200ms");
+            o.put("poison-guard.failure." + crashClass + ".cap", "500ms");
+        }
+        return o;
+    }
+
     static Path jar() {
         String jar = System.getProperty("app.jar", "target/quarkus-app/quarkus-run.jar");
         Path p = Path.of(jar);
