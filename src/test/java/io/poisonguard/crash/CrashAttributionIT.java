@@ -48,8 +48,12 @@ class CrashAttributionIT {
     static final Set<String> CULPRITS = Set.of("culprit-1", "culprit-2");
     static final Map<Boolean, Result> RESULTS = new HashMap<>();
 
-    record Result(int deaths, int culpritsCrash, int innocentsQuarantined, long firstCrashToQuarantineMs, double baselinePerSecond,
-                  double afterPerSecond, int healthySucceeded, int healthyTotal) {
+    record Result(int deaths, int culpritsCrash, int innocentsQuarantined, int innocentsCharged, long firstCrashToQuarantineMs,
+                  double baselinePerSecond, double afterPerSecond, int healthySucceeded, int healthyTotal) {
+    }
+
+    /** What the test reads of one ledger item: its state and how many CRASH failures it was charged. */
+    record Entry(String state, int crashes) {
     }
 
     static Emulators emulators;
@@ -75,6 +79,7 @@ class CrashAttributionIT {
         row("worker deaths", on.deaths(), off.deaths());
         row("culprits quarantined as CRASH", on.culpritsCrash(), off.culpritsCrash());
         row("healthy jobs quarantined", on.innocentsQuarantined(), off.innocentsQuarantined());
+        row("healthy jobs charged a CRASH", on.innocentsCharged(), off.innocentsCharged());
         row("healthy jobs succeeded", on.healthySucceeded(), off.healthySucceeded());
         row("first crash -> culprits quarantined (ms)", on.firstCrashToQuarantineMs(), off.firstCrashToQuarantineMs());
         System.out.printf("[crash attribution] %-34s %12.1f %12.1f%n", "healthy jobs/s before crashes", on.baselinePerSecond(), off.baselinePerSecond());
@@ -92,6 +97,7 @@ class CrashAttributionIT {
         Result r = run(true);
         assertEquals(2, r.culpritsCrash(), "both culprits quarantined as CRASH");
         assertEquals(0, r.innocentsQuarantined(), "no healthy job quarantined");
+        assertEquals(0, r.innocentsCharged(), "no healthy job was charged an attributable CRASH");
         assertEquals(r.healthyTotal(), r.healthySucceeded(), "every healthy job completed");
         assertTrue(r.afterPerSecond() >= r.baselinePerSecond() * 0.5,
                 "throughput recovers after the quarantine: " + r.afterPerSecond() + " vs " + r.baselinePerSecond() + " jobs/s");
@@ -102,6 +108,7 @@ class CrashAttributionIT {
         Result r = run(false);
         assertEquals(2, r.culpritsCrash(), "the culprits are still bounded");
         assertEquals(r.healthyTotal(), r.healthySucceeded() + r.innocentsQuarantined(), "nothing is lost, whatever the blame");
+        assertTrue(r.innocentsCharged() > 0, "without attribution, the healthy jobs in flight at a crash are charged a CRASH each");
     }
 
     private Result run(boolean attribution) throws Exception {
@@ -147,7 +154,10 @@ class CrashAttributionIT {
             AtomicReference<Instant> firstCrash = new AtomicReference<>();
             List<String> all = new ArrayList<>(mixed);
             all.addAll(CULPRITS);
+            DynamoQuarantineStore quarantine = new DynamoQuarantineStore(dynamo, names.quarantineTable(), Clock.systemUTC());
             // Workers are restarted as they die, like an orchestrator would, until every job has an outcome.
+            // The ledger says QUARANTINED before the dead-letter copy and the record are written (so no
+            // copy runs meanwhile): wait for the records as well, since they are read next.
             await().atMost(Duration.ofMinutes(5)).pollInterval(Duration.ofMillis(500)).until(() -> {
                 for (ServiceProcess w : workers) {
                     if (!w.alive()) {
@@ -157,9 +167,8 @@ class CrashAttributionIT {
                         w.start();
                     }
                 }
-                return terminal(names, all) == all.size();
+                return terminal(names, all) == all.size() && CULPRITS.stream().allMatch(id -> quarantine.find(id).isPresent());
             });
-            DynamoQuarantineStore quarantine = new DynamoQuarantineStore(dynamo, names.quarantineTable(), Clock.systemUTC());
             Instant culpritsOut = CULPRITS.stream().map(id -> quarantine.find(id).map(QuarantineRecord::quarantinedAt).orElseThrow())
                     .max(Instant::compareTo).orElseThrow();
             int culpritsCrash = (int) CULPRITS.stream().filter(id -> quarantine.find(id).map(q -> q.failureClass() == FailureClass.CRASH)
@@ -174,9 +183,11 @@ class CrashAttributionIT {
             List<String> healthy = new ArrayList<>(baseline);
             healthy.addAll(mixed);
             healthy.addAll(after);
-            int succeeded = count(names, healthy, "SUCCEEDED");
-            int innocents = count(names, healthy, "QUARANTINED");
-            Result r = new Result(deaths.get(), culpritsCrash, innocents,
+            Map<String, Entry> ledger = entries(names);
+            int succeeded = (int) healthy.stream().filter(id -> ledger.containsKey(id) && "SUCCEEDED".equals(ledger.get(id).state())).count();
+            int innocents = (int) healthy.stream().filter(id -> ledger.containsKey(id) && "QUARANTINED".equals(ledger.get(id).state())).count();
+            int charged = (int) healthy.stream().filter(id -> ledger.containsKey(id) && ledger.get(id).crashes() > 0).count();
+            Result r = new Result(deaths.get(), culpritsCrash, innocents, charged,
                     firstCrash.get() == null ? -1 : Duration.between(firstCrash.get(), culpritsOut).toMillis(),
                     baselineRate, afterRate, succeeded, healthy.size());
             RESULTS.put(attribution, r);
@@ -208,27 +219,33 @@ class CrashAttributionIT {
         }
     }
 
-    /** States of every job in the ledger table, by scan (one pass, instead of a read per job). */
-    private static Map<String, String> states(Names names) {
-        Map<String, String> out = new HashMap<>();
+    /** State and CRASH count of every job in the ledger table, by scan (one pass, instead of a read per job). */
+    private static Map<String, Entry> entries(Names names) {
+        Map<String, Entry> out = new HashMap<>();
         Map<String, AttributeValue> start = null;
         do {
             Map<String, AttributeValue> from = start;
-            ScanResponse page = dynamo.scan(b -> b.tableName(names.ledgerTable()).projectionExpression("jobId, #s")
+            ScanResponse page = dynamo.scan(b -> b.tableName(names.ledgerTable()).projectionExpression("jobId, #s, failures")
                     .expressionAttributeNames(Map.of("#s", "state")).exclusiveStartKey(from));
-            page.items().forEach(i -> out.put(i.get("jobId").s(), i.containsKey("state") ? i.get("state").s() : ""));
+            page.items().forEach(i -> {
+                AttributeValue failures = i.get("failures");
+                AttributeValue crash = failures == null || !failures.hasM() ? null : failures.m().get(FailureClass.CRASH.name());
+                out.put(i.get("jobId").s(), new Entry(i.containsKey("state") ? i.get("state").s() : "",
+                        crash == null ? 0 : Integer.parseInt(crash.n())));
+            });
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
         return out;
     }
 
     private static int count(Names names, List<String> ids, String state) {
-        Map<String, String> s = states(names);
-        return (int) ids.stream().filter(id -> state.equals(s.get(id))).count();
+        Map<String, Entry> s = entries(names);
+        return (int) ids.stream().filter(id -> s.containsKey(id) && state.equals(s.get(id).state())).count();
     }
 
     private static int terminal(Names names, List<String> ids) {
-        Map<String, String> s = states(names);
-        return (int) ids.stream().filter(id -> "SUCCEEDED".equals(s.get(id)) || "QUARANTINED".equals(s.get(id))).count();
+        Map<String, Entry> s = entries(names);
+        return (int) ids.stream().map(s::get)
+                .filter(e -> e != null && ("SUCCEEDED".equals(e.state()) || "QUARANTINED".equals(e.state()))).count();
     }
 }
