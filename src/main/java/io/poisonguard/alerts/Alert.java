@@ -22,4 +22,12 @@ public record Alert(
     public static final String QUARANTINED = "job.quarantined";
     /** A replayed job finished: {@code failureClass} is null when it succeeded. */
     public static final String REPLAY_OUTCOME = "job.replay-outcome";
+    /**
+     * Many distinct jobs failed the same way: the system, not the items, is suspected. {@code jobId} is
+     * null; {@code failureClass} is the signature's class; {@code reason} names the signature and a
+     * sample of job ids.
+     */
+    public static final String SYSTEMIC_TRIPPED = "system.failure-suspected";
+    /** The systemic-failure guard cleared (a probe succeeded, or an operator resumed). */
+    public static final String SYSTEMIC_RESUMED = "system.resumed";
 }

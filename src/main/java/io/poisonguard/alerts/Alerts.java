@@ -52,6 +52,19 @@ public class Alerts {
                 r.quarantineClass() == null ? "replay succeeded" : r.quarantineReason(), link(r.jobId()), clock.instant()));
     }
 
+    /** The systemic-failure guard tripped: one alert, naming the signature and a sample of job ids. */
+    public void systemicTripped(io.poisonguard.systemic.SystemicWatch.Trip t) {
+        String sample = t.sampleJobIds().stream().map(id -> Scrubber.scrub(id, 64)).collect(java.util.stream.Collectors.joining(", "));
+        String reason = t.cause() + (t.signature() == null ? "" : ": " + t.signature().describe()) + "; sample jobs: " + sample;
+        publish(new Alert(Alert.SYSTEMIC_TRIPPED, null, null, null, t.signature() == null ? null : t.signature().failureClass().name(),
+                0, 0, reason, operatorUrl + "/ops/consumption", clock.instant()));
+    }
+
+    /** The systemic-failure guard cleared. */
+    public void systemicResumed(String why) {
+        publish(new Alert(Alert.SYSTEMIC_RESUMED, null, null, null, null, 0, 0, why, operatorUrl + "/ops/consumption", clock.instant()));
+    }
+
     private String link(String jobId) {
         return operatorUrl + "/ops/quarantine/" + java.net.URLEncoder.encode(jobId, java.nio.charset.StandardCharsets.UTF_8);
     }

@@ -33,13 +33,13 @@ final class SnsNotifier implements Notifier, AutoCloseable {
 
     @Override
     public void send(Alert alert) throws Exception {
-        String subject = "poison-guard: " + alert.event() + " " + alert.jobId();
+        String subject = "poison-guard: " + alert.event() + (alert.jobId() == null ? "" : " " + alert.jobId());
         String message = json.writeValueAsString(alert);
         sns.publish(p -> p.topicArn(topicArn)
                 .subject(subject.length() > 100 ? subject.substring(0, 100) : subject)
                 .message(message)
                 .messageAttributes(Map.of(
-                        "job-id", MessageAttributeValue.builder().dataType("String").stringValue(alert.jobId()).build(),
+                        "job-id", MessageAttributeValue.builder().dataType("String").stringValue(alert.jobId() == null ? "-" : alert.jobId()).build(),
                         "failure-class", MessageAttributeValue.builder().dataType("String")
                                 .stringValue(alert.failureClass() == null ? "NONE" : alert.failureClass()).build())));
     }

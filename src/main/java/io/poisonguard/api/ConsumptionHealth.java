@@ -26,7 +26,8 @@ public class ConsumptionHealth implements HealthCheck {
     public HealthCheckResponse call() {
         var r = HealthCheckResponse.named("poison-guard-consumption").up()
                 .withData("polling", poller.isRunning())
-                .withData("admit", gate.admit().name());
+                .withData("admit", gate.admit().name())
+                .withData("systemic", gate.systemic());
         gate.states().forEach((name, state) -> r.withData("breaker." + name, state));
         return r.build();
     }

@@ -277,7 +277,7 @@ public class OpsResource {
         }
     }
 
-    private static String requireReason(String reason) {
+    static String requireReason(String reason) {
         if (reason == null || reason.isBlank()) {
             throw Problem.badRequest("a reason is required: say why this is safe");
         }

@@ -6,5 +6,7 @@ public enum AuditAction {
     BULK_REPLAY,
     RESOLVE,
     VIEW_PAYLOAD,
-    TENANT_CHANGE
+    TENANT_CHANGE,
+    /** An operator cleared the systemic-failure guard: consumption resumes. */
+    RESUME_CONSUMPTION
 }

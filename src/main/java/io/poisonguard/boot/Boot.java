@@ -4,6 +4,7 @@ import io.poisonguard.config.Names;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.disposition.Policy;
 import io.poisonguard.dynamodb.TableBootstrap;
+import io.poisonguard.handler.JobHandlers;
 import io.poisonguard.observability.QuarantineGauges;
 import io.poisonguard.pipeline.Poller;
 import io.poisonguard.sqs.QueueBootstrap;
@@ -24,8 +25,9 @@ public class Boot {
     private static final Logger LOG = Logger.getLogger(Boot.class);
 
     void onStart(@Observes StartupEvent event, PoisonGuardConfig config, Policy policy, Names names, SqsClient sqs,
-                 DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges) {
+                 DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges, JobHandlers handlers) {
         LOG.infof("Policy: %s", policy.classes());
+        handlers.checkSettings();
         if (config.resources().create()) {
             new TableBootstrap(dynamo, names).ensureTables();
             new QueueBootstrap(sqs, names).ensureQueues(config.resources().queueRetention(),

@@ -8,6 +8,7 @@ import io.smallrye.config.WithName;
 
 import java.time.Duration;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 
 /**
@@ -39,6 +40,58 @@ public interface PoisonGuardConfig {
     Alerts alerts();
 
     Monitoring monitoring();
+
+    Attempt attempt();
+
+    Systemic systemic();
+
+    /** Limits on one attempt of a handler. */
+    interface Attempt {
+        /**
+         * Longest one attempt may run. Past it the heartbeat stops renewing, the handler thread is
+         * interrupted, and the attempt counts as a TIMEOUT failure. At most 12h less the stop grace
+         * (SQS cannot keep a message hidden longer than 12 hours from its receive).
+         */
+        @WithDefault("5m")
+        Duration deadline();
+
+        /** Deadlines by job type, overriding {@code deadline}: {@code poison-guard.attempt.deadlines."permit-report"=30s}. */
+        Map<String, Duration> deadlines();
+
+        /**
+         * How long an interrupted handler has to stop. A thread still running after it is stuck for
+         * good: the worker reports itself not live, so its orchestrator replaces it.
+         */
+        @WithDefault("10s")
+        Duration stopGrace();
+    }
+
+    /**
+     * The systemic-failure guard: when many distinct jobs fail the same way, the fault is the
+     * system's (a bad deploy, a broken setting), so quarantining and consuming stop instead of
+     * draining the backlog into the dead-letter queue.
+     */
+    interface Systemic {
+        /** Watch for systemic failures at all. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** Distinct jobs failing in a row with one signature (class, error type, where thrown) that trip the guard. */
+        @WithDefault("5")
+        int sameSignature();
+
+        /** Quarantines within {@code quarantine-window} that trip the guard. */
+        @WithDefault("20")
+        int maxQuarantines();
+
+        /** The window {@code max-quarantines} is counted over. */
+        @WithDefault("1m")
+        Duration quarantineWindow();
+
+        /** While tripped, how often one job is let through alone as a probe; its success resumes consumption. */
+        @WithDefault("30s")
+        Duration probeInterval();
+    }
 
     interface Alerts {
         /** Base URL of the operator API, for the link in each alert (the record is at {@code <base>/ops/quarantine/<jobId>}). */
@@ -233,6 +286,9 @@ public interface PoisonGuardConfig {
 
         @WithName("admission")
         ClassSettings admission();
+
+        @WithName("timeout")
+        ClassSettings timeout();
     }
 
     interface ClassSettings {

@@ -43,6 +43,7 @@ public final class Settings {
         m.put(FailureClass.CRASH, f.crash());
         m.put(FailureClass.CRASH_AMBIGUOUS, f.crashAmbiguous());
         m.put(FailureClass.ADMISSION, f.admission());
+        m.put(FailureClass.TIMEOUT, f.timeout());
         return m;
     }
 
@@ -82,6 +83,20 @@ public final class Settings {
         require(!config.replay().canaryTimeout().isNegative() && !config.replay().canaryTimeout().isZero(), "replay.canary-timeout",
                 "must be positive");
 
+        PoisonGuardConfig.Attempt attempt = config.attempt();
+        require(!attempt.stopGrace().isNegative() && attempt.stopGrace().compareTo(Duration.ofMinutes(10)) <= 0, "attempt.stop-grace",
+                "must be between 0s and 10m");
+        Duration longest = Ladder.SQS_MAX_VISIBILITY.minus(attempt.stopGrace());
+        requireDeadline(attempt.deadline(), "attempt.deadline", longest);
+        attempt.deadlines().forEach((type, d) -> requireDeadline(d, "attempt.deadlines.\"" + type + "\"", longest));
+        PoisonGuardConfig.Systemic systemic = config.systemic();
+        require(systemic.sameSignature() >= 2 && systemic.sameSignature() <= 1000, "systemic.same-signature",
+                "must be between 2 and 1000 (one failure is an item's, not the system's)");
+        require(systemic.maxQuarantines() >= 1, "systemic.max-quarantines", "must be at least 1");
+        require(!systemic.quarantineWindow().isNegative() && !systemic.quarantineWindow().isZero(), "systemic.quarantine-window",
+                "must be positive");
+        require(systemic.probeInterval().toMillis() >= 100, "systemic.probe-interval", "must be at least 100ms");
+
         Map<FailureClass, ClassPolicy> classes = ClassPolicies.of(config.failure());
         for (LadderReport report : LadderLint.lint(classes, retention, consumer.visibilityTimeout(), 1, 0)) {
             refuseDead(report, config.failure().allowDeadSettings());
@@ -93,6 +108,11 @@ public final class Settings {
                 "is " + backstop + " but must exceed the sum of all class attempt limits (" + policy.attemptBound()
                         + ") plus 10, or SQS's redrive would take messages away from the service's own classification");
         return policy;
+    }
+
+    private static void requireDeadline(Duration d, String key, Duration longest) {
+        require(d.toMillis() >= 100 && d.compareTo(longest) <= 0, key,
+                "must be between 100ms and " + longest.toSeconds() + "s (SQS's 12-hour visibility cap less attempt.stop-grace)");
     }
 
     /**

@@ -79,15 +79,9 @@ public final class Decisions {
         LedgerRecord record = current;
         if (current.state() == JobState.ACTIVE) {
             // The lease ran out with the attempt still open: its worker died or hung (invariant 1
-            // is what makes this visible: the attempt was written before the handler started). The
-            // crash is this job's own only if it ran alone; among others it is ambiguous.
-            AttemptEntry crashed = current.currentEntry();
-            boolean attributable = !policy.attributeCrashes() || crashed.isolated();
-            FailureClass crashClass = attributable ? FailureClass.CRASH : FailureClass.CRASH_AMBIGUOUS;
-            String detail = "attempt " + current.attempt() + " started and never finished"
-                    + (attributable ? (crashed.isolated() ? " while running alone" : "")
-                    : " while " + crashed.othersInFlight() + "+ other jobs were in flight in its worker");
-            Disposition afterCrash = fail(current, new Failure(crashClass, "LeaseExpired", detail), AttemptOutcome.CRASHED, now, random);
+            // is what makes this visible: the attempt was written before the handler started).
+            Disposition afterCrash = fail(current, crashFailure(current, "LeaseExpired", "started and never finished"),
+                    AttemptOutcome.CRASHED, now, random);
             if (!(afterCrash instanceof Disposition.RetryAfter retry) || !retry.delay().isZero()) {
                 return new Intake.Decided(afterCrash);
             }
@@ -113,6 +107,48 @@ public final class Decisions {
                 .withLease(null, null)
                 .withExpiry(now.plus(keepFor));
         return new Disposition.Complete(next);
+    }
+
+    /**
+     * The class of a crash of {@code running}'s current attempt: the job's own (CRASH) only if it ran
+     * alone or attribution is off; among other jobs, any of them may be the cause (CRASH_AMBIGUOUS).
+     */
+    private Failure crashFailure(LedgerRecord running, String errorType, String what) {
+        AttemptEntry crashed = running.currentEntry();
+        boolean attributable = !policy.attributeCrashes() || crashed.isolated();
+        String detail = "attempt " + running.attempt() + " " + what
+                + (attributable ? (crashed.isolated() ? " while running alone" : "")
+                : " while " + crashed.othersInFlight() + "+ other jobs were in flight in its worker");
+        return new Failure(attributable ? FailureClass.CRASH : FailureClass.CRASH_AMBIGUOUS, errorType, detail);
+    }
+
+    /**
+     * The disposition after the running attempt's handler threw an error the JVM may not survive
+     * (OutOfMemoryError, an internal error): counted as a crash of the job, attributed like one.
+     */
+    public Disposition crashed(LedgerRecord running, String errorType, Instant now, RandomGenerator random) {
+        return fail(running, crashFailure(running, errorType, "ended with " + errorType), AttemptOutcome.CRASHED, now, random);
+    }
+
+    /** The disposition after the running attempt ran past its deadline and was interrupted. */
+    public Disposition timedOut(LedgerRecord running, Duration deadline, Instant now, RandomGenerator random) {
+        Failure f = new Failure(FailureClass.TIMEOUT, "DeadlineExceeded",
+                "attempt " + running.attempt() + " ran past its deadline of " + DurationText.human(deadline));
+        return fail(running, f, AttemptOutcome.TIMED_OUT, now, random);
+    }
+
+    /**
+     * The disposition of an attempt given back without blame ({@link AttemptOutcome#ABANDONED} at
+     * shutdown, {@link AttemptOutcome#HELD} by the systemic-failure guard): the attempt ends, nothing
+     * is counted, and the message comes back after {@code delay}.
+     */
+    public Disposition released(LedgerRecord running, AttemptOutcome outcome, String why, Duration delay, Instant now) {
+        if (outcome.charged()) {
+            throw new IllegalArgumentException(outcome + " is charged to the job; use failed()");
+        }
+        AttemptEntry ended = running.currentEntry().ended(outcome, null, null, why, now).withRetryDelay(delay);
+        LedgerRecord next = running.withCurrentEntry(ended).withLease(null, null).moveTo(JobState.RETRY_WAIT, now);
+        return new Disposition.RetryAfter(next, delay);
     }
 
     /** The disposition after the running attempt failed with {@code failure}. */
@@ -154,6 +190,7 @@ public final class Decisions {
         return switch (outcome) {
             case CRASHED -> "crashed";
             case REJECTED -> "rejected by admission";
+            case TIMED_OUT -> "timed out";
             default -> "failed";
         };
     }

@@ -62,6 +62,20 @@ public final class Classifier {
         return new Failure(unknownClass, thrown.getClass().getSimpleName(), Scrubber.scrub(thrown.getMessage(), maxMessageChars));
     }
 
+    /**
+     * Where a failure was thrown: {@code Class.method} of the top frame of the innermost cause (the
+     * place the trouble started), or an empty string when the JVM left no stack trace.
+     */
+    public static String origin(Throwable thrown) {
+        List<Throwable> chain = causeChain(thrown);
+        StackTraceElement[] frames = chain.get(chain.size() - 1).getStackTrace();
+        if (frames.length == 0) {
+            return "";
+        }
+        String cls = frames[0].getClassName();
+        return cls.substring(cls.lastIndexOf('.') + 1) + "." + frames[0].getMethodName();
+    }
+
     /** Outermost first; stops at cycles. */
     static List<Throwable> causeChain(Throwable thrown) {
         List<Throwable> chain = new ArrayList<>();

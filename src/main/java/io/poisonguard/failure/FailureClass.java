@@ -25,7 +25,13 @@ public enum FailureClass {
      */
     CRASH_AMBIGUOUS,
     /** Rejected by pre-flight admission before any handler saw it. */
-    ADMISSION;
+    ADMISSION,
+    /**
+     * The attempt ran past its deadline (per job type): its handler thread was interrupted and the
+     * heartbeat stopped renewing it. A hung handler would otherwise hold its slot and its lease for
+     * up to SQS's 12-hour visibility cap.
+     */
+    TIMEOUT;
 
     /** The kebab-case spelling used in configuration keys, metrics tags and message attributes. */
     public String key() {

@@ -19,4 +19,12 @@ public interface JobHandler {
     Set<Integer> knownSchemaVersions();
 
     void handle(Job job, JobContext context) throws Exception;
+
+    /**
+     * Checks the settings this handler depends on. Called once at boot, before any message is received;
+     * a mistake must throw a {@code io.quarkus.runtime.configuration.ConfigurationException} naming the
+     * key. A setting found broken on first use instead fails every job the same way (a bad deploy).
+     */
+    default void checkSettings() {
+    }
 }

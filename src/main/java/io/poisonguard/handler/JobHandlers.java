@@ -25,6 +25,11 @@ public class JobHandlers implements SchemaCatalog {
         }
     }
 
+    /** Boot: every handler checks its settings; the first mistake stops the service. */
+    public void checkSettings() {
+        byType.values().forEach(JobHandler::checkSettings);
+    }
+
     public Optional<JobHandler> forType(String jobType) {
         return Optional.ofNullable(byType.get(jobType));
     }

@@ -10,5 +10,22 @@ public enum AttemptOutcome {
     /** Started and never finished: the lease ran out (the worker died or hung). */
     CRASHED,
     /** Refused by pre-flight admission; no handler ran. */
-    REJECTED
+    REJECTED,
+    /** Ran past its deadline; the handler was interrupted. Counts as a TIMEOUT failure. */
+    TIMED_OUT,
+    /**
+     * Given back unfinished because this worker is shutting down (a deploy, a scale-in). The worker's
+     * fault, not the job's: counts toward no limit, and the message is made visible again at once.
+     */
+    ABANDONED,
+    /**
+     * Failed while the systemic-failure guard was tripped (many distinct jobs failing the same way):
+     * the system's fault, not the job's, so it counts toward no limit and waits for the guard.
+     */
+    HELD;
+
+    /** Whether this outcome is charged to the job (counts toward a class limit). */
+    public boolean charged() {
+        return this != ABANDONED && this != HELD && this != RUNNING && this != SUCCEEDED;
+    }
 }

@@ -17,11 +17,21 @@ import java.util.concurrent.atomic.AtomicInteger;
 @ApplicationScoped
 public class Metrics {
     /** Outcome tag values of {@code poison_guard_outcomes_total}. */
-    public enum Outcome { SUCCEEDED, RETRY_SCHEDULED, QUARANTINED, DUPLICATE_DROPPED, DEFERRED_ACTIVE_ELSEWHERE, LEFT_TO_REDELIVER }
+    public enum Outcome {
+        SUCCEEDED, RETRY_SCHEDULED, QUARANTINED, DUPLICATE_DROPPED, DEFERRED_ACTIVE_ELSEWHERE, LEFT_TO_REDELIVER,
+        /** Failed while the systemic guard was tripped: not charged to the job. */
+        HELD,
+        /** Given back unfinished at shutdown: not charged to the job. */
+        ABANDONED,
+        /** Gave its copy back after waiting too long for the isolation lane. */
+        LANE_BUSY
+    }
 
     private final MeterRegistry registry;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger paused = new AtomicInteger();
+    private final AtomicInteger systemic = new AtomicInteger();
+    private final AtomicInteger stuck = new AtomicInteger();
     private final DistributionSummary queueAge;
     private final Counter received;
 
@@ -35,6 +45,8 @@ public class Metrics {
         this.received = Counter.builder("poison.guard.received").description("Messages received from the main queue").register(registry);
         registry.gauge("poison.guard.in.flight", inFlight);
         registry.gauge("poison.guard.consumption.paused", paused);
+        registry.gauge("poison.guard.systemic.tripped", systemic);
+        registry.gauge("poison.guard.stuck.handlers", stuck);
         for (FailureClass c : FailureClass.values()) {
             // Registered up front so alert rules see a zero, not an absent series.
             Counter.builder("poison.guard.quarantined").description("Jobs quarantined, by failure class")
@@ -79,6 +91,16 @@ public class Metrics {
     /** 1 while a circuit breaker holds consumption paused. */
     public void paused(boolean isPaused) {
         paused.set(isPaused ? 1 : 0);
+    }
+
+    /** 1 while the systemic-failure guard holds consumption. */
+    public void systemicTripped(boolean tripped) {
+        systemic.set(tripped ? 1 : 0);
+    }
+
+    /** Handler threads that did not stop after their deadline's interrupt. */
+    public AtomicInteger stuckHandlers() {
+        return stuck;
     }
 
     public AtomicInteger inFlight() {

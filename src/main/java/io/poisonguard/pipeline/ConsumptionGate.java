@@ -8,7 +8,8 @@ import jakarta.enterprise.context.ApplicationScoped;
 import java.util.List;
 
 /**
- * Whether the poller may take work now, from the circuit breakers of the dependencies jobs call.
+ * Whether the poller may take work now, from the circuit breakers of the dependencies jobs call and
+ * the systemic-failure guard.
  * While one is open, receiving stops (DEPENDENCY_DOWN is not the items' fault, so they must not pay
  * attempts for it); while one is half-open, a single job at a time goes through as the probe.
  */
@@ -26,14 +27,23 @@ public class ConsumptionGate {
 
     private final CircuitBreakerMaintenance breakers;
     private final List<String> names;
+    private final SystemicGuard guard;
 
-    public ConsumptionGate(CircuitBreakerMaintenance breakers, PoisonGuardConfig config) {
+    public ConsumptionGate(CircuitBreakerMaintenance breakers, PoisonGuardConfig config, SystemicGuard guard) {
         this.breakers = breakers;
+        this.guard = guard;
         this.names = config.consumer().pauseOnBreakers().orElse(List.of());
     }
 
     public Admit admit() {
-        Admit result = Admit.OPEN;
+        Admit result = switch (guard.admit()) {
+            case OPEN -> Admit.OPEN;
+            case PROBE -> Admit.PROBE;
+            case PAUSED -> Admit.PAUSED;
+        };
+        if (result == Admit.PAUSED) {
+            return result;
+        }
         for (String name : names) {
             CircuitBreakerState state = breakers.currentState(name);
             if (state == CircuitBreakerState.OPEN) {
@@ -51,6 +61,11 @@ public class ConsumptionGate {
         java.util.Map<String, String> m = new java.util.TreeMap<>();
         names.forEach(n -> m.put(n, breakers.currentState(n).name()));
         return m;
+    }
+
+    /** The systemic-failure guard's state: OPEN, PROBE or PAUSED. */
+    public String systemic() {
+        return guard.admit().name();
     }
 
     public List<String> names() {

@@ -59,8 +59,8 @@ public class Heartbeat {
         timer.shutdownNow();
     }
 
-    Running register(InboundMessage m, LedgerRecord started) {
-        Running r = new Running(m, started, clock.instant());
+    Running register(InboundMessage m, LedgerRecord started, Instant deadline) {
+        Running r = new Running(m, started, clock.instant(), deadline);
         running.add(r);
         return r;
     }
@@ -80,17 +80,26 @@ public class Heartbeat {
                 continue;
             }
             try {
-                if (r.finished()) {
+                if (r.finished() || !now.isBefore(r.deadline())) {
+                    // Past its deadline the attempt is being ended: a lease for it would be a lease nobody runs.
                     continue;
                 }
-                source.changeVisibility(r.message, visibility);
+                try {
+                    source.changeVisibility(r.message, visibility);
+                } catch (RuntimeException e) {
+                    // The receipt may be stale (the copy was received again elsewhere) or SQS may be
+                    // unreachable: the ledger lease still says this attempt runs, so a second copy waits
+                    // instead of running beside it.
+                    LOG.warnf("Job %s: visibility extension failed (%s); renewing the ledger lease anyway", r.record().jobId(),
+                            e.getClass().getSimpleName());
+                }
                 r.record(ledger.write(r.record().withLease(worker, now.plus(visibility))));
                 r.extendedAt(now);
             } catch (LedgerConflict lost) {
                 running.remove(r);
                 LOG.warnf("Job %s: lease was taken over while attempt %d still runs", r.record().jobId(), r.record().attempt());
             } catch (RuntimeException e) {
-                LOG.warnf("Job %s: heartbeat failed (%s); will retry", r.record().jobId(), e.getClass().getSimpleName());
+                LOG.warnf("Job %s: lease renewal failed (%s); will retry", r.record().jobId(), e.getClass().getSimpleName());
             } finally {
                 r.lock.unlock();
             }

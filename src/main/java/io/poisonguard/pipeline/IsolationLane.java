@@ -2,6 +2,9 @@ package io.poisonguard.pipeline;
 
 import jakarta.enterprise.context.ApplicationScoped;
 
+import java.time.Duration;
+import java.util.Optional;
+import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.concurrent.locks.Lock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
@@ -55,14 +58,34 @@ public class IsolationLane {
         }
     }
 
-    public Slot enter(boolean alone) {
-        if (alone) {
-            suspects.incrementAndGet();
-            lock.writeLock().lock();
-            return new Slot(true, lock.writeLock(), 0);
+    /**
+     * Takes a place in the lane, waiting at most {@code maxWait}: empty when none came in time (a job
+     * in flight may hang), so the caller gives its copy back rather than holding it, and the poller,
+     * past its visibility.
+     */
+    public Optional<Slot> enter(boolean alone, Duration maxWait) {
+        long nanos = Math.max(0, maxWait.toNanos());
+        try {
+            if (alone) {
+                suspects.incrementAndGet();
+                boolean got = false;
+                try {
+                    got = lock.writeLock().tryLock(nanos, TimeUnit.NANOSECONDS);
+                } finally {
+                    if (!got) {
+                        suspects.decrementAndGet();
+                    }
+                }
+                return got ? Optional.of(new Slot(true, lock.writeLock(), 0)) : Optional.empty();
+            }
+            if (!lock.readLock().tryLock(nanos, TimeUnit.NANOSECONDS)) {
+                return Optional.empty();
+            }
+            return Optional.of(new Slot(soloWorker, lock.readLock(), Math.max(0, lock.getReadLockCount() - 1)));
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return Optional.empty();
         }
-        lock.readLock().lock();
-        return new Slot(soloWorker, lock.readLock(), Math.max(0, lock.getReadLockCount() - 1));
     }
 
     /** True while a suspect waits for or holds the lane: the poller must not take more work. */

@@ -25,6 +25,8 @@ public class Poller {
     private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);
     /** How often a paused poller looks at the breakers again. */
     private static final Duration GATE_PAUSE = Duration.ofMillis(200);
+    /** How long shutdown waits for abandoned attempts to record their release. */
+    private static final Duration ABANDON_WAIT = Duration.ofSeconds(5);
 
     private final SourceQueue source;
     private final JobProcessor processor;
@@ -111,7 +113,7 @@ public class Poller {
                     workers.execute(() -> {
                         try {
                             processor.process(m);
-                        } catch (RuntimeException e) {
+                        } catch (RuntimeException | Error e) {
                             LOG.errorf("Message %s: processing failed (%s: %s); it will redeliver", m.messageId(),
                                     e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
                         } finally {
@@ -147,9 +149,9 @@ public class Poller {
     }
 
     /**
-     * Stops receiving, then waits up to {@code shutdown-grace} for running handlers. Anything still
-     * running after that keeps its ledger lease until it runs out, so the job redelivers and is
-     * counted as a crash: nothing is lost.
+     * Stops receiving, then waits up to {@code shutdown-grace} for running handlers. Attempts still
+     * running after that are given back: recorded ABANDONED (a shutdown is the worker's doing, not
+     * the job's, so it counts toward no limit) and made visible again at once for another worker.
      */
     public synchronized void stop() {
         if (!running) {
@@ -160,7 +162,12 @@ public class Poller {
         workers.shutdown();
         try {
             if (!workers.awaitTermination(settings.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
-                LOG.warnf("%d jobs still running after the shutdown grace; they will redeliver", metrics.inFlight().get());
+                int abandoned = processor.abandonRunning();
+                LOG.warnf("%d attempts still running after the shutdown grace; given back uncounted", abandoned);
+                if (!workers.awaitTermination(ABANDON_WAIT.toMillis(), TimeUnit.MILLISECONDS)) {
+                    LOG.warnf("%d jobs could not record their release in time; they redeliver when their lease runs out",
+                            metrics.inFlight().get());
+                }
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -15,12 +15,19 @@ final class Running {
     final ReentrantLock lock = new ReentrantLock();
     private LedgerRecord record;
     private Instant extendedAt;
+    private final Instant deadline;
     private boolean finished;
 
-    Running(InboundMessage message, LedgerRecord record, Instant startedAt) {
+    Running(InboundMessage message, LedgerRecord record, Instant startedAt, Instant deadline) {
         this.message = message;
         this.record = record;
         this.extendedAt = startedAt;
+        this.deadline = deadline;
+    }
+
+    /** Past this instant the attempt is over whatever its handler does: no renewal. */
+    Instant deadline() {
+        return deadline;
     }
 
     LedgerRecord record() {

@@ -30,9 +30,11 @@ public class PermitReportHandler implements JobHandler {
     private final NoticePublisher notices;
     private final ObjectMapper json;
     private final AtomicBoolean legacyReader;
+    private final ExampleConfig config;
 
     public PermitReportHandler(ObjectMapper json, ExampleConfig config, PermitRecordsClient provider, NoticePublisher notices) {
         this.json = json;
+        this.config = config;
         this.legacyReader = new AtomicBoolean(config.legacyReader());
         this.readers = new PermitReaders(json, legacyReader::get);
         this.provider = provider;
@@ -55,6 +57,17 @@ public class PermitReportHandler implements JobHandler {
     @Override
     public Set<Integer> knownSchemaVersions() {
         return Set.of(1, 2, PermitReaders.CURRENT);
+    }
+
+    @Override
+    public void checkSettings() {
+        config.provider().faults().forEach(SimulatedRecordsProvider::validate);
+        double rate = config.provider().rate();
+        if (!(rate > 0 && rate <= 10_000)) {
+            String key = "poison-guard.example.provider.rate";
+            throw new io.quarkus.runtime.configuration.ConfigurationException(key + " must be above 0 and at most 10000 per second, was " + rate,
+                    Set.of(key));
+        }
     }
 
     @Override

@@ -4,7 +4,12 @@ import io.poisonguard.failure.JobFailure;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
+import io.quarkus.runtime.configuration.ConfigurationException;
+
 import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Set;
 import java.util.Map;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -19,8 +24,13 @@ import java.util.concurrent.atomic.AtomicReference;
  *   <li>{@code throttle:N}: the first N calls answer 429 (THROTTLED)</li>
  *   <li>{@code down}: every call finds the service unavailable (DEPENDENCY_DOWN)</li>
  *   <li>{@code halt}: the call kills the JVM at once, like the OOM killer would (CRASH)</li>
- *   <li>{@code hang:DURATION}: the call blocks that long (a stuck worker)</li>
+ *   <li>{@code hang:DURATION}: the call blocks that long (a stuck worker; ends at the attempt's deadline as TIMEOUT)</li>
+ *   <li>{@code oom}: the call allocates memory until the JVM throws OutOfMemoryError (seed 000's 4 MB
+ *       input); with {@code -XX:+ExitOnOutOfMemoryError} the process exits, as it should</li>
+ *   <li>{@code illegal-argument}: the call throws the same IllegalArgumentException every time, as a
+ *       handler bug or a broken setting would (a bad deploy)</li>
  * </ul>
+ * The permit id {@code *} scripts a fault for every permit without one of its own.
  * It also counts calls per permit id, so tests can check what reached the downstream.
  */
 @ApplicationScoped
@@ -86,7 +96,7 @@ public class SimulatedRecordsProvider implements RecordsProvider {
         if (down.get()) {
             throw JobFailure.dependencyDown("permit-records is unavailable");
         }
-        String fault = faults.get(permitId);
+        String fault = faults.getOrDefault(permitId, faults.get(EVERY_PERMIT));
         if (fault != null) {
             String[] f = fault.split(":", 2);
             switch (f[0]) {
@@ -106,17 +116,32 @@ public class SimulatedRecordsProvider implements RecordsProvider {
                     Runtime.getRuntime().halt(137);
                 }
                 case "hang" -> sleep(Duration.parse("PT" + f[1].toUpperCase()));
+                case "oom" -> exhaustMemory();
+                case "illegal-argument" -> throw new IllegalArgumentException("permit-records client: unsupported endpoint scheme");
                 default -> throw new IllegalStateException("unreachable: validated fault " + f[0]);
             }
         }
         return Math.floorMod(permitId.hashCode(), 5) == 0 ? "EXPIRED" : "ISSUED";
     }
 
-    private static void validate(String permitId, String fault) {
-        boolean ok = fault.matches("(fail|throttle):\\d+|down|halt|hang:\\d+(ms|s|m)?");
+    /** The key that scripts a fault for every permit id. */
+    public static final String EVERY_PERMIT = "*";
+
+    /** Refuses a fault the provider does not know, naming its configuration key. */
+    static void validate(String permitId, String fault) {
+        boolean ok = fault.matches("(fail|throttle):\\d+|down|halt|oom|illegal-argument|hang:\\d+(ms|s|m)?");
         if (!ok) {
-            throw new IllegalArgumentException("poison-guard.example.provider.faults.\"" + permitId + "\": '" + fault
-                    + "' is not one of fail:N, throttle:N, down, halt, hang:DURATION");
+            String key = "poison-guard.example.provider.faults.\"" + permitId + "\"";
+            throw new ConfigurationException(key + ": '" + fault
+                    + "' is not one of fail:N, throttle:N, down, halt, oom, illegal-argument, hang:DURATION", Set.of(key));
+        }
+    }
+
+    /** Holds ever more memory until the JVM gives up; the list is live until the error is thrown. */
+    private static void exhaustMemory() {
+        List<long[]> hoard = new ArrayList<>();
+        while (true) {
+            hoard.add(new long[4 * 1024 * 1024]);
         }
     }
 

@@ -1,0 +1,94 @@
+package io.poisonguard.api;
+
+import io.poisonguard.audit.AuditAction;
+import io.poisonguard.audit.AuditEntry;
+import io.poisonguard.audit.AuditLog;
+import io.poisonguard.pipeline.ConsumptionGate;
+import io.poisonguard.pipeline.SystemicGuard;
+import io.poisonguard.pipeline.WorkerHealth;
+import io.poisonguard.replay.CodeVersion;
+import io.poisonguard.systemic.SystemicWatch;
+import io.quarkus.security.identity.SecurityIdentity;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.Consumes;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.POST;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+import java.time.Clock;
+import java.util.LinkedHashMap;
+import java.util.Map;
+
+/**
+ * Whether this worker consumes, and why not: breakers, the systemic-failure guard (with the
+ * signature and sample jobs that tripped it), and its own fitness. An operator who has fixed a
+ * systemic fault resumes consumption here, with a reason that goes into the audit trail.
+ */
+@Path("/ops/consumption")
+@Produces(MediaType.APPLICATION_JSON)
+@Consumes(MediaType.APPLICATION_JSON)
+public class ConsumptionResource {
+    /** The audit trail's key for actions on consumption rather than on a job. */
+    static final String AUDIT_KEY = "system:consumption";
+
+    private final ConsumptionGate gate;
+    private final SystemicGuard guard;
+    private final WorkerHealth health;
+    private final AuditLog audit;
+    private final SecurityIdentity identity;
+    private final Clock clock;
+    private final CodeVersion codeVersion;
+
+    public ConsumptionResource(ConsumptionGate gate, SystemicGuard guard, WorkerHealth health, AuditLog audit, SecurityIdentity identity,
+                               Clock clock, CodeVersion codeVersion) {
+        this.gate = gate;
+        this.guard = guard;
+        this.health = health;
+        this.audit = audit;
+        this.identity = identity;
+        this.clock = clock;
+        this.codeVersion = codeVersion;
+    }
+
+    /** Body of a resume request. */
+    public record ResumeRequest(String reason) {
+    }
+
+    @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public Map<String, Object> state() {
+        Map<String, Object> b = new LinkedHashMap<>();
+        b.put("admit", gate.admit().name());
+        b.put("breakers", gate.states());
+        b.put("systemic", guard.admit().name());
+        guard.trip().ifPresent(t -> b.put("trip", trip(t)));
+        b.put("worker", health.unfit().orElse("fit"));
+        return b;
+    }
+
+    @POST
+    @Path("resume")
+    @RolesAllowed(Roles.OPERATOR)
+    public Map<String, Object> resume(ResumeRequest request) {
+        String reason = OpsResource.requireReason(request == null ? null : request.reason());
+        String actor = identity.getPrincipal().getName();
+        String signature = guard.trip().map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
+        boolean wasTripped = guard.resume(actor);
+        audit.append(new AuditEntry(AUDIT_KEY, clock.instant(), actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
+                null, null, wasTripped ? "RESUMED" : "NOT_TRIPPED", signature));
+        Map<String, Object> b = state();
+        b.put("resumed", wasTripped);
+        return b;
+    }
+
+    private static Map<String, Object> trip(SystemicWatch.Trip t) {
+        Map<String, Object> m = new LinkedHashMap<>();
+        m.put("cause", t.cause());
+        m.put("signature", t.signature() == null ? null : t.signature().describe());
+        m.put("sampleJobIds", t.sampleJobIds());
+        m.put("at", t.at().toString());
+        return m;
+    }
+}

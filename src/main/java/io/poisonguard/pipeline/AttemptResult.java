@@ -1,0 +1,30 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.failure.Failure;
+import io.poisonguard.systemic.Signature;
+
+import java.time.Duration;
+
+/** How one run of a handler ended, as the attempt stage saw it. Every attempt ends in exactly one. */
+sealed interface AttemptResult {
+
+    /** The handler returned. */
+    record Succeeded() implements AttemptResult {
+    }
+
+    /** The handler threw; {@code signature} is how the failure looks to the systemic guard. */
+    record Failed(Failure failure, Signature signature) implements AttemptResult {
+    }
+
+    /** The handler ran past its deadline and was interrupted. */
+    record TimedOut(Duration deadline) implements AttemptResult {
+    }
+
+    /** The handler threw an error the JVM may not survive (OutOfMemoryError, InternalError, ...). */
+    record Crashed(String errorType) implements AttemptResult {
+    }
+
+    /** The worker is shutting down and gave the attempt back unfinished. */
+    record Abandoned() implements AttemptResult {
+    }
+}

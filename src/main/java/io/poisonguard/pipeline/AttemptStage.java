@@ -1,0 +1,180 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.admission.Verdict;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.effects.EffectStore;
+import io.poisonguard.effects.LedgeredEffects;
+import io.poisonguard.failure.Classifier;
+import io.poisonguard.failure.Failure;
+import io.poisonguard.handler.Job;
+import io.poisonguard.handler.JobHandler;
+import io.poisonguard.handler.JobHandlers;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.observability.Metrics;
+import io.poisonguard.systemic.Signature;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Set;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.TimeoutException;
+
+/**
+ * Runs one attempt's handler, which is already recorded in the ledger, and always returns how it
+ * ended. The handler runs on a thread of its own so the attempt can end without it: at its deadline
+ * (interrupted, TIMEOUT), at shutdown (ABANDONED), or when it throws anything at all, errors included.
+ */
+@ApplicationScoped
+public class AttemptStage {
+    private static final Logger LOG = Logger.getLogger(AttemptStage.class);
+
+    private final JobHandlers handlers;
+    private final EffectStore effects;
+    private final Classifier classifier;
+    private final Clock clock;
+    private final Metrics metrics;
+    private final Heartbeat heartbeat;
+    private final WorkerHealth health;
+    private final String worker;
+    private final PoisonGuardConfig config;
+    private final Set<Run> runs = ConcurrentHashMap.newKeySet();
+
+    public AttemptStage(JobHandlers handlers, EffectStore effects, Classifier classifier, Clock clock, Metrics metrics, Heartbeat heartbeat,
+                        WorkerHealth health, @Named("worker-id") String worker, PoisonGuardConfig config) {
+        this.handlers = handlers;
+        this.effects = effects;
+        this.classifier = classifier;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.heartbeat = heartbeat;
+        this.health = health;
+        this.worker = worker;
+        this.config = config;
+    }
+
+    /** An attempt that ended: its heartbeat registration, the message, and how it ended. */
+    record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, Thread handlerThread) {
+    }
+
+    /** One handler in flight: the future its end is reported on, first report wins. */
+    private record Run(CompletableFuture<AttemptResult> end, Thread thread) {
+    }
+
+    /** The deadline of an attempt of {@code jobType}. */
+    Duration deadline(String jobType) {
+        return config.attempt().deadlines().getOrDefault(jobType, config.attempt().deadline());
+    }
+
+    Attempted run(LedgerRecord started, InboundMessage m, Verdict.Admitted admitted) {
+        JobHandler handler = handlers.forType(admitted.jobType()).orElseThrow();
+        Job job = new Job(started.jobId(), admitted.tenant(), admitted.jobType(), admitted.schemaVersion(), admitted.text(),
+                started.attempt(), started.generation());
+        LedgeredEffects context = new LedgeredEffects(effects, clock, started.jobId(), worker + "#" + started.generation() + "." + started.attempt(),
+                config.consumer().visibilityTimeout(), config.retention().effects());
+        Duration deadline = deadline(admitted.jobType());
+        Running running = heartbeat.register(m, started, clock.instant().plus(deadline));
+        CompletableFuture<AttemptResult> end = new CompletableFuture<>();
+        long t0 = System.nanoTime();
+        Thread thread = Thread.ofVirtual().name("poison-guard-handler").unstarted(() -> end.complete(invoke(handler, job, context)));
+        Run run = new Run(end, thread);
+        runs.add(run);
+        AttemptResult result;
+        try {
+            thread.start();
+            result = end.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
+        } catch (TimeoutException late) {
+            result = end.complete(new AttemptResult.TimedOut(deadline)) ? new AttemptResult.TimedOut(deadline) : end.join();
+            if (result instanceof AttemptResult.TimedOut) {
+                thread.interrupt();
+                LOG.warnf("Job %s attempt %d ran past its deadline of %s; interrupted", started.jobId(), started.attempt(), deadline);
+            }
+        } catch (InterruptedException e) {
+            // This orchestrating thread was interrupted (shutdown of the executor): the attempt is given back.
+            Thread.currentThread().interrupt();
+            end.complete(new AttemptResult.Abandoned());
+            thread.interrupt();
+            result = end.join();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("unreachable: invoke() never completes exceptionally", e);
+        } finally {
+            runs.remove(run);
+        }
+        if (result instanceof AttemptResult.Abandoned) {
+            thread.interrupt();
+        }
+        metrics.handled(admitted.jobType(), resultTag(result), Duration.ofNanos(System.nanoTime() - t0));
+        return new Attempted(running, m, admitted, result, thread);
+    }
+
+    private AttemptResult invoke(JobHandler handler, Job job, LedgeredEffects context) {
+        try {
+            handler.handle(job, context);
+            return new AttemptResult.Succeeded();
+        } catch (VirtualMachineError e) {
+            // The JVM may be damaged (out of memory, an internal error): this attempt counts as a crash
+            // of the job, and the worker asks to be replaced. A stack overflow is the handler's own
+            // recursion and leaves the JVM intact, so it is classified like any failure.
+            if (e instanceof StackOverflowError) {
+                return failed(e);
+            }
+            health.fatal(job.jobId(), e.getClass().getSimpleName());
+            return new AttemptResult.Crashed(e.getClass().getSimpleName());
+        } catch (Throwable t) {
+            if (t instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            return failed(t);
+        }
+    }
+
+    private AttemptResult failed(Throwable t) {
+        Failure f = classifier.classify(t);
+        return new AttemptResult.Failed(f, new Signature(f.failureClass(), f.errorType(), Classifier.origin(t)));
+    }
+
+    /**
+     * After the outcome is durable: waits up to the stop grace for a handler that was cut off (deadline,
+     * shutdown) to stop. One that does not is stuck for good, and the worker reports itself not live.
+     */
+    void awaitStop(Attempted a) {
+        if (!a.handlerThread().isAlive()) {
+            return;
+        }
+        try {
+            if (!a.handlerThread().join(config.attempt().stopGrace())) {
+                health.stuck(a.running().record().jobId(), a.running().record().attempt());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Shutdown: gives back every attempt still running; returns how many. */
+    int abandonAll() {
+        int n = 0;
+        for (Run r : runs) {
+            if (r.end().complete(new AttemptResult.Abandoned())) {
+                r.thread().interrupt();
+                n++;
+            }
+        }
+        return n;
+    }
+
+    private static String resultTag(AttemptResult r) {
+        return switch (r) {
+            case AttemptResult.Succeeded s -> "succeeded";
+            case AttemptResult.Failed f -> f.failure().failureClass().name();
+            case AttemptResult.TimedOut t -> "TIMEOUT";
+            case AttemptResult.Crashed c -> "CRASH";
+            case AttemptResult.Abandoned a -> "abandoned";
+        };
+    }
+}

@@ -1,0 +1,191 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.admission.JobIdentity;
+import io.poisonguard.admission.Preflight;
+import io.poisonguard.admission.Verdict;
+import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.disposition.Decisions;
+import io.poisonguard.disposition.Disposition;
+import io.poisonguard.disposition.Intake;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.observability.Metrics;
+import io.poisonguard.observability.Metrics.Outcome;
+import io.poisonguard.tenants.TenantDirectory;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.random.RandomGenerator;
+
+/**
+ * The first stage of a received message: pre-flight, the ledger read, a place in the isolation lane,
+ * and the intake decision. Copies that must not run (duplicates, parked or active jobs, rejections)
+ * are finished here; a copy that runs leaves with a {@link Ticket}: its attempt already durable in
+ * the ledger (invariant 1) and its place in the lane held until the ticket is closed.
+ */
+@ApplicationScoped
+public class IntakeStage {
+    private static final Logger LOG = Logger.getLogger(IntakeStage.class);
+    /** Lost races on one ledger item before the copy is left to redeliver. */
+    private static final int MAX_CONFLICTS = 5;
+
+    private final LedgerStore ledger;
+    private final SourceQueue source;
+    private final Quarantiner quarantiner;
+    private final Preflight preflight;
+    private final Decisions decisions;
+    private final Clock clock;
+    private final RandomGenerator random;
+    private final Metrics metrics;
+    private final String worker;
+    private final TenantDirectory tenants;
+    private final IsolationLane lane;
+    private final OutcomeStage outcomes;
+    private final SystemicGuard guard;
+    private final Duration visibility;
+
+    public IntakeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Preflight preflight, Decisions decisions, Clock clock,
+                       RandomGenerator random, Metrics metrics, @Named("worker-id") String worker, TenantDirectory tenants, IsolationLane lane,
+                       OutcomeStage outcomes, SystemicGuard guard, PoisonGuardConfig config) {
+        this.ledger = ledger;
+        this.source = source;
+        this.quarantiner = quarantiner;
+        this.preflight = preflight;
+        this.decisions = decisions;
+        this.clock = clock;
+        this.random = random;
+        this.metrics = metrics;
+        this.worker = worker;
+        this.tenants = tenants;
+        this.lane = lane;
+        this.outcomes = outcomes;
+        this.guard = guard;
+        this.visibility = config.consumer().visibilityTimeout();
+    }
+
+    /** A copy cleared to run: its started attempt, what pre-flight admitted, and its place in the lane. */
+    record Ticket(LedgerRecord started, Verdict.Admitted admitted, IsolationLane.Slot slot) implements AutoCloseable {
+        @Override
+        public void close() {
+            slot.close();
+        }
+    }
+
+    /** Takes a received copy in; a ticket when it is to run now. */
+    Optional<Ticket> admit(InboundMessage m) {
+        metrics.received(Duration.between(m.sentAt(), clock.instant()));
+        JobIdentity id = JobIdentity.of(m);
+        Verdict verdict = preflight.check(m);
+        int generation = m.attribute(WireAttributes.GENERATION).map(IntakeStage::parseGeneration).orElse(1);
+        Optional<String> rejection = switch (verdict) {
+            case Verdict.Rejected r -> Optional.of(r.describe());
+            // A replayed copy runs only if its tenant is still authorized now (invariant 10).
+            case Verdict.Admitted a when generation > 1 -> tenants.refusal(a.tenant(), a.jobType()).map(why -> "tenant-not-authorized: " + why);
+            case Verdict.Admitted a -> Optional.empty();
+        };
+
+        for (int tries = 0; tries < MAX_CONFLICTS; tries++) {
+            boolean alone = ledger.find(id.jobId()).map(r -> decisions.needsIsolation(r, clock.instant())).orElse(false);
+            // Wait for the lane at most half the copy's visibility: a suspect stuck behind a hung job must
+            // not hold its copy until it reappears elsewhere (nor the poller, paused while it waits).
+            Duration maxWait = visibility.dividedBy(2).minus(Duration.between(m.receivedAt(), clock.instant()));
+            Optional<IsolationLane.Slot> entered = lane.enter(alone, maxWait);
+            if (entered.isEmpty()) {
+                source.changeVisibility(m, visibility.dividedBy(2));
+                metrics.outcome(Outcome.LANE_BUSY, null);
+                LOG.infof("Job %s: waited %s for the isolation lane; the copy is given back uncounted", id.jobId(), maxWait);
+                return Optional.empty();
+            }
+            IsolationLane.Slot slot = entered.get();
+            boolean handedOff = false;
+            try {
+                // Read again: taking the lane may have waited for other jobs to finish.
+                Instant now = clock.instant();
+                LedgerRecord current = ledger.find(id.jobId()).orElseGet(() -> LedgerRecord.fresh(id.jobId(),
+                        m.attribute(WireAttributes.TENANT).orElse(null), m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
+                if (decisions.needsIsolation(current, now) != alone) {
+                    continue;
+                }
+                boolean crashFound = current.state() == JobState.ACTIVE && !current.leaseHeldAt(now);
+                Intake intake = decisions.intake(current, rejection, generation, now, worker,
+                        new Decisions.Lane(slot.alone(), slot.othersInFlight()), random);
+                switch (intake) {
+                    case Intake.StaleGeneration stale -> {
+                        source.delete(m);
+                        metrics.outcome(Outcome.DUPLICATE_DROPPED, null);
+                        LOG.infof("Job %s: dropped a copy of generation %d (the job is at generation %d)", id.jobId(),
+                                stale.messageGeneration(), stale.current().generation());
+                    }
+                    case Intake.AlreadySucceeded done -> {
+                        source.delete(m);
+                        metrics.outcome(Outcome.DUPLICATE_DROPPED, null);
+                        LOG.debugf("Job %s already succeeded; dropped a duplicate copy", id.jobId());
+                    }
+                    case Intake.ActiveElsewhere active -> {
+                        source.changeVisibility(m, Decisions.visibilityFor(active.retryIn(), Duration.between(m.receivedAt(), now)));
+                        metrics.outcome(Outcome.DEFERRED_ACTIVE_ELSEWHERE, null);
+                        LOG.debugf("Job %s is active under %s; this copy waits %s", id.jobId(), active.current().leaseOwner(), active.retryIn());
+                    }
+                    case Intake.AlreadyQuarantined q -> quarantiner.complete(q.current(), m, verdict.diagnostics());
+                    case Intake.Decided decided -> {
+                        LedgerRecord written = ledger.write(decided.disposition().next());
+                        countCrash(crashFound, current);
+                        if (verdict instanceof Verdict.Rejected r) {
+                            metrics.admissionRejected(r.reason());
+                        } else if (rejection.isPresent()) {
+                            metrics.admissionRejected("tenant-not-authorized");
+                        }
+                        if (decided.disposition() instanceof Disposition.Quarantine) {
+                            guard.quarantinedAtIntake(written.jobId());
+                        }
+                        outcomes.apply(written, decided.disposition(), m, verdict);
+                    }
+                    case Intake.Run run -> {
+                        LedgerRecord written = ledger.write(run.next());
+                        countCrash(crashFound, current);
+                        if (slot.alone()) {
+                            LOG.infof("Job %s: a suspect (its last attempt crashed); attempt %d runs alone in this worker",
+                                    id.jobId(), written.attempt());
+                        }
+                        handedOff = true;
+                        return Optional.of(new Ticket(written, (Verdict.Admitted) verdict, slot));
+                    }
+                }
+                return Optional.empty();
+            } catch (LedgerConflict conflict) {
+                LOG.debugf("Job %s: %s; deciding again", id.jobId(), conflict.getMessage());
+            } finally {
+                if (!handedOff) {
+                    slot.close();
+                }
+            }
+        }
+        metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
+        LOG.warnf("Job %s: ledger kept changing under %d attempts to decide; leaving the copy to redeliver", id.jobId(), MAX_CONFLICTS);
+        return Optional.empty();
+    }
+
+    private void countCrash(boolean crashFound, LedgerRecord before) {
+        if (crashFound) {
+            boolean attributable = !decisions.policy().attributeCrashes() || before.currentEntry().isolated();
+            metrics.crash(attributable);
+        }
+    }
+
+    private static int parseGeneration(String s) {
+        try {
+            return Math.max(1, Integer.parseInt(s));
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,158 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.admission.Verdict;
+import io.poisonguard.alerts.Alerts;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.disposition.Decisions;
+import io.poisonguard.disposition.Disposition;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.observability.Metrics;
+import io.poisonguard.observability.Metrics.Outcome;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.systemic.Signature;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.random.RandomGenerator;
+
+/**
+ * Ends an attempt: decides its disposition (consulting the systemic guard, so the system's faults are
+ * held rather than charged to the items), makes it durable in the ledger, and only then acts on the
+ * message: delete, hide for the ladder delay, or quarantine.
+ */
+@ApplicationScoped
+public class OutcomeStage {
+    private static final Logger LOG = Logger.getLogger(OutcomeStage.class);
+
+    private final LedgerStore ledger;
+    private final SourceQueue source;
+    private final Quarantiner quarantiner;
+    private final Decisions decisions;
+    private final Clock clock;
+    private final RandomGenerator random;
+    private final Metrics metrics;
+    private final Heartbeat heartbeat;
+    private final QuarantineStore quarantine;
+    private final Alerts alerts;
+    private final SystemicGuard guard;
+    private final Duration keepSucceeded;
+
+    public OutcomeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Decisions decisions, Clock clock, RandomGenerator random,
+                        Metrics metrics, Heartbeat heartbeat, QuarantineStore quarantine, Alerts alerts, SystemicGuard guard,
+                        PoisonGuardConfig config) {
+        this.keepSucceeded = config.retention().succeeded();
+        this.ledger = ledger;
+        this.source = source;
+        this.quarantiner = quarantiner;
+        this.decisions = decisions;
+        this.clock = clock;
+        this.random = random;
+        this.metrics = metrics;
+        this.heartbeat = heartbeat;
+        this.quarantine = quarantine;
+        this.alerts = alerts;
+        this.guard = guard;
+    }
+
+    /** Ends {@code a}'s attempt. The heartbeat stops first, whatever happens next. */
+    void settle(AttemptStage.Attempted a) {
+        Running running = a.running();
+        running.lock.lock();
+        try {
+            running.finish();
+            heartbeat.unregister(running);
+            LedgerRecord record = running.record();
+            Instant now = clock.instant();
+            Disposition d = decide(record, a.result(), now);
+            LedgerRecord written;
+            try {
+                written = ledger.write(d.next());
+            } catch (LedgerConflict lost) {
+                // Our lease ran out and another attempt took the job over: its outcome counts, not ours.
+                metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
+                LOG.warnf("Job %s attempt %d finished after losing its lease; the newer attempt decides", record.jobId(), record.attempt());
+                return;
+            }
+            log(written, a.result(), d);
+            apply(written, d, a.message(), a.admitted());
+        } finally {
+            running.lock.unlock();
+        }
+    }
+
+    private Disposition decide(LedgerRecord record, AttemptResult result, Instant now) {
+        return switch (result) {
+            case AttemptResult.Succeeded s -> {
+                guard.succeeded();
+                yield decisions.succeeded(record, now, keepSucceeded);
+            }
+            case AttemptResult.Failed f -> charged(record, f.signature(), decisions.failed(record, f.failure(), now, random), now);
+            case AttemptResult.TimedOut t -> charged(record, new Signature(FailureClass.TIMEOUT, "DeadlineExceeded",
+                    record.jobType()), decisions.timedOut(record, t.deadline(), now, random), now);
+            case AttemptResult.Crashed c -> decisions.crashed(record, c.errorType(), now, random);
+            case AttemptResult.Abandoned a ->
+                    decisions.released(record, AttemptOutcome.ABANDONED, "the worker shut down before the attempt finished", Duration.ZERO, now);
+        };
+    }
+
+    /** A failure is charged to the job unless the systemic guard holds it (or the quarantine it would cause). */
+    private Disposition charged(LedgerRecord record, Signature signature, Disposition ifCharged, Instant now) {
+        boolean hold = guard.holdFailure(signature, record.jobId())
+                || (ifCharged instanceof Disposition.Quarantine && guard.holdQuarantine(record.jobId()));
+        if (!hold) {
+            return ifCharged;
+        }
+        return decisions.released(record, AttemptOutcome.HELD, "held by the systemic-failure guard: " + signature.describe(),
+                guard.holdDelay(), now);
+    }
+
+    private static void log(LedgerRecord written, AttemptResult result, Disposition d) {
+        switch (result) {
+            case AttemptResult.Failed f -> LOG.infof("Job %s attempt %d failed: class=%s error=%s%s", written.jobId(), written.attempt(),
+                    f.failure().failureClass(), f.failure().errorType(), held(written));
+            case AttemptResult.TimedOut t -> LOG.infof("Job %s attempt %d timed out after %s%s", written.jobId(), written.attempt(),
+                    t.deadline(), held(written));
+            case AttemptResult.Crashed c -> LOG.warnf("Job %s attempt %d ended with %s; counted as a crash", written.jobId(),
+                    written.attempt(), c.errorType());
+            case AttemptResult.Abandoned a -> LOG.infof("Job %s attempt %d abandoned at shutdown; not counted, the message is visible again",
+                    written.jobId(), written.attempt());
+            case AttemptResult.Succeeded s -> {
+            }
+        }
+    }
+
+    private static String held(LedgerRecord written) {
+        return written.currentEntry() != null && written.currentEntry().outcome() == AttemptOutcome.HELD ? " (held, not counted)" : "";
+    }
+
+    /** Acts on the message once {@code written} is durable. */
+    void apply(LedgerRecord written, Disposition d, InboundMessage m, Verdict verdict) {
+        switch (d) {
+            case Disposition.Complete c -> {
+                source.delete(m);
+                metrics.outcome(Outcome.SUCCEEDED, null);
+                if (written.generation() > 1) {
+                    quarantine.recordReplayOutcome(written.jobId(), written.generation(), QuarantineStatus.REPLAYED, "SUCCEEDED");
+                    alerts.replayOutcome(written);
+                }
+            }
+            case Disposition.RetryAfter r -> {
+                Duration visible = Decisions.visibilityFor(r.delay(), Duration.between(m.receivedAt(), clock.instant()));
+                source.changeVisibility(m, visible);
+                AttemptOutcome ended = r.next().currentEntry().outcome();
+                metrics.outcome(ended == AttemptOutcome.ABANDONED ? Outcome.ABANDONED
+                        : ended == AttemptOutcome.HELD ? Outcome.HELD : Outcome.RETRY_SCHEDULED, r.next().currentEntry().failureClass());
+            }
+            case Disposition.Quarantine q -> quarantiner.complete(written, m, verdict.diagnostics());
+        }
+    }
+}

@@ -1,0 +1,103 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.alerts.Alerts;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.observability.Metrics;
+import io.poisonguard.systemic.Signature;
+import io.poisonguard.systemic.SystemicWatch;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.util.Optional;
+
+/**
+ * This worker's systemic-failure guard: a {@link SystemicWatch} fed by attempt outcomes, which
+ * alerts once when it trips and once when consumption resumes. Disabled by configuration, it charges
+ * every failure as usual.
+ */
+@ApplicationScoped
+public class SystemicGuard {
+    private static final Logger LOG = Logger.getLogger(SystemicGuard.class);
+
+    private final SystemicWatch watch;
+    private final boolean enabled;
+    private final Duration holdDelay;
+    private final Clock clock;
+    private final Alerts alerts;
+    private final Metrics metrics;
+
+    public SystemicGuard(PoisonGuardConfig config, Clock clock, Alerts alerts, Metrics metrics) {
+        PoisonGuardConfig.Systemic s = config.systemic();
+        this.enabled = s.enabled();
+        this.watch = new SystemicWatch(Math.max(2, s.sameSignature()), Math.max(1, s.maxQuarantines()), s.quarantineWindow(),
+                s.probeInterval());
+        this.holdDelay = s.probeInterval();
+        this.clock = clock;
+        this.alerts = alerts;
+        this.metrics = metrics;
+    }
+
+    /** How long a held copy stays hidden: until about the next probe. */
+    public Duration holdDelay() {
+        return holdDelay;
+    }
+
+    /** Whether the failure of {@code jobId} must be held rather than charged. */
+    public synchronized boolean holdFailure(Signature signature, String jobId) {
+        return enabled && rule(watch.failed(signature, jobId, clock.instant()));
+    }
+
+    /** Whether a quarantine of {@code jobId} after a failed attempt must be held (the quarantine rate tripped). */
+    public synchronized boolean holdQuarantine(String jobId) {
+        return enabled && rule(watch.quarantining(jobId, clock.instant()));
+    }
+
+    /** A quarantine decided at intake (admission, crash limit): counted toward the rate, never held. */
+    public synchronized void quarantinedAtIntake(String jobId) {
+        if (enabled) {
+            rule(watch.quarantining(jobId, clock.instant()));
+        }
+    }
+
+    public synchronized void succeeded() {
+        if (enabled && watch.succeeded(clock.instant())) {
+            resumed("a probe job succeeded");
+        }
+    }
+
+    /** An operator resumes consumption; returns whether the guard was tripped. */
+    public synchronized boolean resume(String actor) {
+        boolean was = watch.resume();
+        if (was) {
+            resumed("resumed by " + actor);
+        }
+        return was;
+    }
+
+    public synchronized SystemicWatch.Admit admit() {
+        return enabled ? watch.admit(clock.instant()) : SystemicWatch.Admit.OPEN;
+    }
+
+    public synchronized Optional<SystemicWatch.Trip> trip() {
+        return watch.trip();
+    }
+
+    private boolean rule(SystemicWatch.Ruling ruling) {
+        ruling.tripped().ifPresent(t -> {
+            metrics.systemicTripped(true);
+            LOG.errorf("Systemic failure suspected: %s%s; quarantining and consuming stop until a probe job succeeds"
+                    + " or an operator resumes (POST /ops/consumption/resume)", t.cause(),
+                    t.signature() == null ? "" : " (" + t.signature().describe() + ")");
+            alerts.systemicTripped(t);
+        });
+        return ruling.hold();
+    }
+
+    private void resumed(String why) {
+        metrics.systemicTripped(false);
+        LOG.warnf("Systemic-failure guard cleared (%s); consumption resumes", why);
+        alerts.systemicResumed(why);
+    }
+}

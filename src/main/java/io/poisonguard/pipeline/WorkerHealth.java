@@ -1,0 +1,45 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.observability.Metrics;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicReference;
+
+/**
+ * Whether this worker process is still fit to run jobs. A handler thread that ignores its
+ * interrupt, or an error the JVM may not survive, makes it unfit for good: liveness goes DOWN so the
+ * orchestrator replaces the process (its jobs come back to healthy workers).
+ */
+@ApplicationScoped
+public class WorkerHealth {
+    private static final Logger LOG = Logger.getLogger(WorkerHealth.class);
+
+    private final AtomicReference<String> unfit = new AtomicReference<>();
+    private final Metrics metrics;
+
+    public WorkerHealth(Metrics metrics) {
+        this.metrics = metrics;
+    }
+
+    /** A handler thread did not stop within the stop grace after its deadline's interrupt. */
+    void stuck(String jobId, int attempt) {
+        metrics.stuckHandlers().incrementAndGet();
+        String why = "a handler thread (job " + jobId + ", attempt " + attempt + ") did not stop after its deadline";
+        unfit.compareAndSet(null, why);
+        LOG.errorf("Job %s attempt %d: the handler did not stop after its deadline's interrupt; this worker reports itself not live",
+                jobId, attempt);
+    }
+
+    /** A handler thread ended with an error the JVM may not survive. */
+    void fatal(String jobId, String errorType) {
+        unfit.compareAndSet(null, "a handler (job " + jobId + ") ended with " + errorType);
+        LOG.errorf("Job %s: the handler ended with %s; this worker reports itself not live so it is replaced", jobId, errorType);
+    }
+
+    /** Why this worker is unfit, if it is. */
+    public Optional<String> unfit() {
+        return Optional.ofNullable(unfit.get());
+    }
+}
