@@ -33,7 +33,9 @@ ADMIN=$(node scripts/dev-token.mjs --keys "$KEYS" --sub demo-admin admin)
 OPERATOR=$(node scripts/dev-token.mjs --keys "$KEYS" --sub demo-operator operator)
 
 echo "==> starting poison-guard (log: target/demo/service.log)"
-java \
+# -XX:+ExitOnOutOfMemoryError: a JVM that ran out of memory is in an unknown state; exiting leaves the
+# job's attempt open in the ledger, so it is charged a crash, and the worker is restarted clean.
+java -XX:+ExitOnOutOfMemoryError \
   -Dmp.jwt.verify.publickey.location="$KEYS/public.pem" \
   -Dquarkus.http.port="$HTTP_PORT" \
   -Dquarkus.sqs.endpoint-override="http://localhost:$SQS_PORT" \

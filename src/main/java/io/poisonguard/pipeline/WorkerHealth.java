@@ -4,8 +4,9 @@ import io.poisonguard.observability.Metrics;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
+import java.util.List;
 import java.util.Optional;
-import java.util.concurrent.atomic.AtomicReference;
+import java.util.concurrent.CopyOnWriteArrayList;
 
 /**
  * Whether this worker process is still fit to run jobs. A handler thread that ignores its
@@ -16,7 +17,9 @@ import java.util.concurrent.atomic.AtomicReference;
 public class WorkerHealth {
     private static final Logger LOG = Logger.getLogger(WorkerHealth.class);
 
-    private final AtomicReference<String> unfit = new AtomicReference<>();
+    /** The reasons kept: the first few are what an on-call needs; later ones add nothing. */
+    private static final int KEPT = 5;
+    private final List<String> reasons = new CopyOnWriteArrayList<>();
     private final Metrics metrics;
 
     public WorkerHealth(Metrics metrics) {
@@ -27,19 +30,25 @@ public class WorkerHealth {
     void stuck(String jobId, int attempt) {
         metrics.stuckHandlers().incrementAndGet();
         String why = "a handler thread (job " + jobId + ", attempt " + attempt + ") did not stop after its deadline";
-        unfit.compareAndSet(null, why);
+        keep(why);
         LOG.errorf("Job %s attempt %d: the handler did not stop after its deadline's interrupt; this worker reports itself not live",
                 jobId, attempt);
     }
 
     /** A handler thread ended with an error the JVM may not survive. */
     void fatal(String jobId, String errorType) {
-        unfit.compareAndSet(null, "a handler (job " + jobId + ") ended with " + errorType);
+        keep("a handler (job " + jobId + ") ended with " + errorType);
         LOG.errorf("Job %s: the handler ended with %s; this worker reports itself not live so it is replaced", jobId, errorType);
+    }
+
+    private void keep(String why) {
+        if (reasons.size() < KEPT) {
+            reasons.add(why);
+        }
     }
 
     /** Why this worker is unfit, if it is. */
     public Optional<String> unfit() {
-        return Optional.ofNullable(unfit.get());
+        return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons));
     }
 }

@@ -141,6 +141,42 @@ class CrashSurvivalIT {
         assertEquals(1, queues.drain(names.noticesQueue()).size(), "its notice was sent once");
     }
 
+    @Test
+    void threeDeploysDuringALongJobAreNotChargedToItAndItCompletesAfterwards() throws Exception {
+        Map<String, String> overrides = ServiceProcess.fastCrashSettings(names.prefix(), 1);
+        overrides.put("poison-guard.consumer.shutdown-grace", "1s");
+        overrides.put("poison-guard.example.provider.faults.P-LONG", "hang:60s");
+        service = new ServiceProcess(names.prefix(), emulators, overrides, logs);
+        service.start();
+        await().atMost(Duration.ofSeconds(60)).ignoreExceptions().until(() -> queues.url(names.jobsQueue()) != null);
+        queues.send(Queues.permitV3("P-LONG"), Queues.permitAttributes("long-1", "tenant-x", 3));
+
+        for (int deploy = 1; deploy <= 3; deploy++) {
+            int attempt = deploy;
+            await().atMost(Duration.ofSeconds(60)).until(() -> attemptRunning("long-1", attempt));
+            service.stop();
+            assertTrue(service.exitCode() != 137, "SIGTERM: an orderly exit (exit " + service.exitCode() + ")");
+            LedgerRecord r = ledger.find("long-1").orElseThrow();
+            assertEquals(AttemptOutcome.ABANDONED, r.currentEntry().outcome(), "deploy " + deploy + ": the attempt was given back: " + r.history());
+            assertTrue(r.failures().isEmpty(), "deploy " + deploy + ": a shutdown is not the job's fault: " + r.failures());
+            assertEquals(null, r.leaseOwner(), "no lease left for an attempt nobody runs");
+            service.start();
+        }
+        // The release that finishes in time: the same job, no longer slower than the deploys.
+        await().atMost(Duration.ofSeconds(60)).until(() -> attemptRunning("long-1", 4));
+        service.stop();
+        overrides.remove("poison-guard.example.provider.faults.P-LONG");
+        service = new ServiceProcess(names.prefix() + "-fixed", emulators, overrides, logs);
+        service.start();
+        await().atMost(Duration.ofSeconds(60)).until(() -> state("long-1") == JobState.SUCCEEDED);
+        LedgerRecord done = ledger.find("long-1").orElseThrow();
+        assertTrue(done.failures().isEmpty(), "nothing was charged: " + done.failures());
+        assertEquals(4, done.history().stream().filter(e -> e.outcome() == AttemptOutcome.ABANDONED).count(), done.history().toString());
+        assertEquals(1, queues.drain(names.noticesQueue()).size(), "one notice");
+        System.out.printf("%n[deploys] 4 shutdowns during one long job: %d attempts, all ABANDONED but the last, failures %s, SUCCEEDED%n",
+                done.attempt(), done.failures());
+    }
+
     private List<String> sendJobs() {
         List<String> healthy = new ArrayList<>();
         queues.send(Queues.permitV3("P-CRASH"), Queues.permitAttributes("crash-me", "tenant-x", 3));

@@ -53,6 +53,7 @@ class ContainerImagesTest {
         assertEquals("/deployments/quarkus-run.jar", env(jvm, "JAVA_APP_JAR"));
         assertNonRoot(jvm);
         assertTrue(argumentsOf(jvm, "EXPOSE").contains("8080"));
+        assertTrue(env(jvm, "JAVA_OPTS_APPEND").contains("-XX:+ExitOnOutOfMemoryError"), "a JVM out of memory exits");
         assertTrue(argumentsOf(jvm, "HEALTHCHECK").contains("/q/health/live"), "HEALTHCHECK on the liveness path");
     }
 

@@ -33,6 +33,8 @@ class KubernetesManifestsTest {
     static final Duration LONGEST_POLL = Duration.ofSeconds(20);
     /** Room for flushing buffered deletes (DeleteMessageBatch) and Quarkus's own shutdown. */
     static final Duration FLUSH_MARGIN = Duration.ofSeconds(5);
+    /** How long shutdown waits for abandoned attempts to record their release (Poller.ABANDON_WAIT). */
+    static final Duration RELEASE_WAIT = Duration.ofSeconds(5);
 
     private static Map<String, JsonNode> manifests;
     private static ConfigKeys config;
@@ -79,8 +81,21 @@ class KubernetesManifestsTest {
     void theGraceCheckRejectsAGraceThatCutsShutdownShort() {
         assertTrue(graceProblem(45, Duration.ofSeconds(25), LONGEST_POLL).isPresent(), "no room to flush deletes");
         assertTrue(graceProblem(30, Duration.ofSeconds(25), LONGEST_POLL).isPresent(), "Kubernetes' default of 30 s");
-        assertFalse(graceProblem(50, Duration.ofSeconds(25), LONGEST_POLL).isPresent());
+        assertTrue(graceProblem(50, Duration.ofSeconds(25), LONGEST_POLL).isPresent(), "no room to release unfinished attempts");
+        assertFalse(graceProblem(55, Duration.ofSeconds(25), LONGEST_POLL).isPresent());
         assertFalse(graceProblem(60, Duration.ofSeconds(25), LONGEST_POLL).isPresent());
+    }
+
+    @Test
+    void theJvmExitsOnOutOfMemoryErrorInThePod() {
+        String opts = "";
+        for (JsonNode e : container.path("env")) {
+            if (e.path("name").asText().equals("JAVA_OPTS_APPEND")) {
+                opts = e.path("value").asText();
+            }
+        }
+        assertTrue(opts.contains("-XX:+ExitOnOutOfMemoryError"), "JAVA_OPTS_APPEND: " + opts);
+        assertTrue(opts.contains("-Dquarkus.http.host=0.0.0.0"), "the image's own flags are kept: " + opts);
     }
 
     @Test
@@ -189,9 +204,10 @@ class KubernetesManifestsTest {
      * after terminationGracePeriodSeconds.
      */
     static Optional<String> graceProblem(long graceSeconds, Duration shutdownGrace, Duration receiveWait) {
-        long needed = shutdownGrace.plus(receiveWait).plus(FLUSH_MARGIN).toSeconds();
+        long needed = shutdownGrace.plus(receiveWait).plus(RELEASE_WAIT).plus(FLUSH_MARGIN).toSeconds();
         return graceSeconds >= needed ? Optional.empty()
                 : Optional.of("a grace of " + graceSeconds + " s must cover shutdown-grace + receive-wait + "
+                        + RELEASE_WAIT.toSeconds() + " s to release unfinished attempts + "
                         + FLUSH_MARGIN.toSeconds() + " s = " + needed + " s");
     }
 

@@ -1,0 +1,163 @@
+package io.poisonguard.flows;
+
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import io.poisonguard.example.permit.SimulatedRecordsProvider;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.pipeline.ConsumptionGate;
+import io.poisonguard.testing.AlertSinks;
+import io.poisonguard.testing.EmulatorsResource;
+import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import io.quarkus.test.common.http.TestHTTPResource;
+
+import java.net.URL;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.concurrent.TimeUnit;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 9, a bad deploy: the provider client fails every call with the same IllegalArgumentException
+ * (which the built-in rules call PERMANENT, limit 1). Before the guard, every job in the backlog was
+ * quarantined within a minute. Now a handful are, the guard trips, consumption stops with one
+ * systemic alert, and once the fix is out a probe succeeds and everything completes.
+ */
+@QuarkusTest
+@TestProfile(SystemicFailureTest.Profile.class)
+class SystemicFailureTest extends FlowTest {
+    static final int JOBS = 200;
+
+    public static class Profile extends EmulatorProfile {
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(EmulatorsResource.class), new TestResourceEntry(AlertSinks.class));
+        }
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            // Long enough that the command-line resume below lands before a probe would resume on its own.
+            return Map.of("poison-guard.systemic.probe-interval", "6s",
+                    "poison-guard.example.provider.rate", "1000");
+        }
+    }
+
+    @Inject
+    SimulatedRecordsProvider provider;
+    @Inject
+    ConsumptionGate gate;
+    @Inject
+    ObjectMapper json;
+    @TestHTTPResource("/")
+    URL url;
+
+    @Test
+    void aBadDeployQuarantinesAHandfulStopsWithOneSystemicAlertAndEverythingCompletesAfterTheFix() throws Exception {
+        AlertSinks.WEBHOOK.clear();
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, "illegal-argument");
+        Queues queues = new Queues(sqs, names);
+        List<String> jobs = IntStream.range(0, JOBS).mapToObj(i -> "deploy-" + i).toList();
+        jobs.forEach(id -> queues.send(Queues.permitV3("P-" + id), Queues.permitAttributes(id, "tenant-d", 3)));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> gate.admit() != ConsumptionGate.Admit.OPEN);
+        // While the fault lasts, probes fail and are held: nothing more is quarantined.
+        int callsAtTrip = provider.totalCalls();
+        await().atMost(Duration.ofSeconds(30)).until(() -> provider.totalCalls() >= callsAtTrip + 2);
+        long quarantined = jobs.stream().filter(id -> quarantine.find(id).isPresent()).count();
+        assertTrue(quarantined <= 4, "at most same-signature - 1 jobs were charged before the guard tripped, was " + quarantined);
+        assertTrue(provider.totalCalls() < JOBS / 4, "consumption stopped: " + provider.totalCalls() + " calls for " + JOBS + " jobs");
+
+        String viewer = Tokens.of("vera", "viewer");
+        given().auth().oauth2(viewer).get("/ops/consumption").then().statusCode(200)
+                .body("trip.signature", equalTo("PERMANENT IllegalArgumentException at SimulatedRecordsProvider.standing"));
+        List<JsonNode> systemic = systemicAlerts();
+        assertEquals(1, systemic.size(), "one systemic alert, not one per job: " + AlertSinks.WEBHOOK);
+        assertTrue(systemic.get(0).get("reason").asText().contains("deploy-"), "the alert names sample jobs");
+        assertTrue(AlertSinks.WEBHOOK.stream().filter(a -> a.contains("job.quarantined")).count() <= 4, "no alert storm");
+
+        // The fix is deployed: the next probe succeeds and consumption resumes on its own.
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
+        await().atMost(Duration.ofSeconds(90)).until(() -> jobs.stream()
+                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(id).isPresent()));
+        long completed = jobs.stream().filter(id -> state(id) == JobState.SUCCEEDED).count();
+        assertEquals(JOBS - quarantined, completed, "every job not charged before the trip completed");
+        assertEquals(ConsumptionGate.Admit.OPEN, gate.admit());
+        long held = jobs.stream().filter(id -> ledger.find(id).orElseThrow().history().stream()
+                .anyMatch(e -> e.outcome() == AttemptOutcome.HELD)).count();
+        assertTrue(held >= 1, "the failures after the trip were held, not charged");
+        assertTrue(jobs.stream().filter(id -> state(id) == JobState.SUCCEEDED)
+                .allMatch(id -> ledger.find(id).orElseThrow().failures().isEmpty()), "no completed job was charged a failure");
+        await().atMost(Duration.ofSeconds(5)).until(() -> AlertSinks.WEBHOOK.stream().anyMatch(a -> a.contains("system.resumed")));
+        System.out.printf("%n[bad deploy] %d jobs, every call failing alike: %d quarantined before the guard tripped, %d held,"
+                + " %d systemic alert, %d completed after the fix%n", JOBS, quarantined, held, systemic.size(), completed);
+    }
+
+    @Test
+    void anOperatorResumesConsumptionFromTheCommandLineWithAReasonAndAViewerCannot() throws Exception {
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, "illegal-argument");
+        Queues queues = new Queues(sqs, names);
+        List<String> jobs = IntStream.range(0, 12).mapToObj(i -> "op-" + i).toList();
+        jobs.forEach(id -> queues.send(Queues.permitV3("P-" + id), Queues.permitAttributes(id, "tenant-d", 3)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> gate.admit() != ConsumptionGate.Admit.OPEN);
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
+
+        String viewer = Tokens.of("vera", "viewer");
+        String operator = Tokens.of("olga", "operator");
+        Run status = command("--token", viewer);
+        assertEquals(0, status.exit(), status.out());
+        assertTrue(status.out().contains("systemic guard: PAUSED") || status.out().contains("systemic guard: PROBE"), status.out());
+        assertTrue(status.out().contains("signature: PERMANENT IllegalArgumentException at SimulatedRecordsProvider.standing"), status.out());
+        Run noReason = command("--token", operator, "--resume");
+        assertEquals(2, noReason.exit(), noReason.out());
+        Run refused = command("--token", viewer, "--resume", "--reason", "fixed");
+        assertEquals(1, refused.exit(), refused.out());
+        assertTrue(refused.out().contains("403"), refused.out());
+        Run resumed = command("--token", operator, "--resume", "--reason", "config fixed in v2.3.1");
+        assertEquals(0, resumed.exit(), resumed.out());
+        assertTrue(resumed.out().contains("resumed"), resumed.out());
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
+                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(id).isPresent()));
+        given().auth().oauth2(viewer).get("/ops/audit?jobId=system:consumption").then().statusCode(200)
+                .body("[0].action", equalTo("RESUME_CONSUMPTION")).body("[0].reason", equalTo("config fixed in v2.3.1"))
+                .body("[0].outcome", equalTo("RESUMED"));
+        System.out.println("\n[consumption command] " + status.out().strip().replace("\n", " | "));
+    }
+
+    record Run(int exit, String out) {
+    }
+
+    private Run command(String... args) throws Exception {
+        List<String> cmd = new ArrayList<>(List.of("node", "scripts/consumption.mjs", "--url", url.toString()));
+        cmd.addAll(List.of(args));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        assertTrue(p.waitFor(60, TimeUnit.SECONDS), "the command finished");
+        return new Run(p.exitValue(), new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8));
+    }
+
+    private List<JsonNode> systemicAlerts() throws Exception {
+        List<JsonNode> out = new java.util.ArrayList<>();
+        for (String a : AlertSinks.WEBHOOK) {
+            JsonNode n = json.readTree(a);
+            if ("system.failure-suspected".equals(n.get("event").asText())) {
+                out.add(n);
+            }
+        }
+        return out;
+    }
+}

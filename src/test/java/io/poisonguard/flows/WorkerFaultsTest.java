@@ -1,0 +1,116 @@
+package io.poisonguard.flows;
+
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.AttemptEntry;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.ScriptedHandler;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.MethodOrderer;
+import org.junit.jupiter.api.Order;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.TestMethodOrder;
+
+import java.time.Duration;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 9: faults inside the worker. Whatever the handler does (returns, throws an Error, hangs, or
+ * ignores its interrupt) every attempt ends in a recorded outcome, its heartbeat stops, the job ends
+ * quarantined with its class named, and healthy work keeps flowing.
+ */
+@QuarkusTest
+@TestProfile(WorkerFaultsTest.Profile.class)
+@TestMethodOrder(MethodOrderer.OrderAnnotation.class)
+class WorkerFaultsTest extends FlowTest {
+    public static class Profile extends EmulatorProfile {
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            return Map.of("poison-guard.attempt.deadlines.\"scripted\"", "1500ms",
+                    "poison-guard.attempt.stop-grace", "1s");
+        }
+    }
+
+    @Inject
+    ScriptedHandler handler;
+
+    private void send(String jobId, String script) {
+        new Queues(sqs, names).send(script, ScriptedHandler.attributes(jobId));
+    }
+
+    @Test
+    @Order(1)
+    void aHungHandlerIsInterruptedAtItsDeadlineAndQuarantinedAsTimeoutWhileHealthyJobsKeepFlowing() {
+        send("hung-1", "hang");
+        List<String> healthy = IntStream.range(0, 20).mapToObj(i -> "beside-hung-" + i).toList();
+        healthy.forEach(id -> send(id, "ok"));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> healthy.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
+        await().atMost(Duration.ofSeconds(40)).until(() -> quarantine.find("hung-1").isPresent());
+
+        LedgerRecord r = ledger.find("hung-1").orElseThrow();
+        assertEquals(JobState.QUARANTINED, r.state());
+        assertEquals(FailureClass.TIMEOUT, r.quarantineClass());
+        assertEquals(3, r.failuresOf(FailureClass.TIMEOUT), "TIMEOUT's own limit");
+        assertEquals(3, handler.calls("hung-1"), "one handler run per attempt, none in parallel");
+        for (AttemptEntry e : r.history()) {
+            assertEquals(AttemptOutcome.TIMED_OUT, e.outcome());
+            Duration ran = Duration.between(e.startedAt(), e.endedAt());
+            assertTrue(ran.compareTo(Duration.ofMillis(1500)) >= 0 && ran.compareTo(Duration.ofSeconds(5)) < 0,
+                    "attempt " + e.number() + " ended at its 1.5 s deadline, ran " + ran);
+        }
+        assertNull(r.leaseOwner(), "no lease is left for an attempt nobody runs");
+        assertEquals(FailureClass.TIMEOUT, quarantine.find("hung-1").map(QuarantineRecord::failureClass).orElseThrow());
+        await().atMost(Duration.ofSeconds(5)).until(() -> handler.running() == 0);
+        given().get("/q/health/live").then().statusCode(200);
+    }
+
+    @Test
+    @Order(2)
+    void aHandlerThatThrowsOutOfMemoryErrorEndsItsAttemptAsACrashAndIsQuarantinedAsCrash() {
+        send("oom-1", "error");
+        send("after-oom", "ok");
+
+        await().atMost(Duration.ofSeconds(40)).until(() -> quarantine.find("oom-1").isPresent());
+        LedgerRecord r = ledger.find("oom-1").orElseThrow();
+        assertEquals(JobState.QUARANTINED, r.state());
+        assertEquals(FailureClass.CRASH, r.quarantineClass(), "an error the JVM may not survive counts as a crash of the job");
+        assertEquals(3, r.failuresOf(FailureClass.CRASH));
+        assertTrue(r.history().stream().allMatch(e -> e.outcome() == AttemptOutcome.CRASHED), r.history().toString());
+        assertTrue(r.history().stream().allMatch(e -> "OutOfMemoryError".equals(e.errorType())), r.history().toString());
+        assertEquals(r.attempt(), handler.calls("oom-1"), "every attempt ran the handler once; none was left running");
+        assertEquals(JobState.SUCCEEDED, state("after-oom"));
+        // The process may be damaged: it asks its orchestrator to replace it.
+        given().get("/q/health/live").then().statusCode(503).body(containsString("OutOfMemoryError"));
+    }
+
+    @Test
+    @Order(3)
+    void aHandlerThatIgnoresItsInterruptIsChargedATimeoutAndMarksTheWorkerNotLive() {
+        send("stuck-1", "hang-hard");
+        await().atMost(Duration.ofSeconds(20)).until(() -> ledger.find("stuck-1")
+                .map(r -> r.failuresOf(FailureClass.TIMEOUT) >= 1).orElse(false));
+        await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/health/live").then().extract().asString().contains("stuck-1"));
+        given().get("/q/health/live").then().statusCode(503);
+        // Once the handler lets go, the job's next attempt runs to completion; the timeout stays counted.
+        handler.releaseStuck();
+        await().atMost(Duration.ofSeconds(40)).until(() -> state("stuck-1") == JobState.SUCCEEDED);
+        LedgerRecord r = ledger.find("stuck-1").orElseThrow();
+        assertEquals(AttemptOutcome.TIMED_OUT, r.history().get(0).outcome());
+        assertTrue(r.failuresOf(FailureClass.TIMEOUT) >= 1, r.failures().toString());
+    }
+}

@@ -1,0 +1,83 @@
+package io.poisonguard.testing;
+
+import io.poisonguard.handler.Job;
+import io.poisonguard.handler.JobContext;
+import io.poisonguard.handler.JobHandler;
+import jakarta.enterprise.context.ApplicationScoped;
+
+import java.time.Duration;
+import java.util.Map;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.LockSupport;
+
+/**
+ * A test workload, job type {@code scripted}, whose body says what the handler does: {@code ok},
+ * {@code error} (throws OutOfMemoryError, as seed 000's 4 MB input does), {@code hang} (sleeps, and
+ * stops when interrupted), {@code hang-hard} (ignores interrupts until {@link #releaseStuck()}),
+ * {@code illegal} (throws the same IllegalArgumentException every time).
+ */
+@ApplicationScoped
+public class ScriptedHandler implements JobHandler {
+    public static final String JOB_TYPE = "scripted";
+
+    private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    private final AtomicBoolean released = new AtomicBoolean();
+    private final AtomicInteger running = new AtomicInteger();
+
+    @Override
+    public String jobType() {
+        return JOB_TYPE;
+    }
+
+    @Override
+    public Set<Integer> knownSchemaVersions() {
+        return Set.of(1);
+    }
+
+    @Override
+    public void handle(Job job, JobContext context) throws Exception {
+        calls.computeIfAbsent(job.jobId(), k -> new AtomicInteger()).incrementAndGet();
+        running.incrementAndGet();
+        try {
+            switch (job.body().strip()) {
+                case "ok" -> {
+                }
+                case "error" -> throw new OutOfMemoryError("Java heap space (scripted)");
+                case "hang" -> Thread.sleep(Duration.ofMinutes(10));
+                case "hang-hard" -> {
+                    while (!released.get()) {
+                        Thread.interrupted();
+                        LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+                    }
+                }
+                case "illegal" -> throw new IllegalArgumentException("unsupported endpoint scheme");
+                default -> throw new IllegalStateException("unknown script " + job.body());
+            }
+        } finally {
+            running.decrementAndGet();
+        }
+    }
+
+    public int calls(String jobId) {
+        AtomicInteger n = calls.get(jobId);
+        return n == null ? 0 : n.get();
+    }
+
+    /** Handler threads still inside {@link #handle}. */
+    public int running() {
+        return running.get();
+    }
+
+    /** Lets every {@code hang-hard} handler return. */
+    public void releaseStuck() {
+        released.set(true);
+    }
+
+    /** Attributes of a scripted job. */
+    public static Map<String, String> attributes(String jobId) {
+        return Map.of("job-id", jobId, "tenant", "tenant-s", "job-type", JOB_TYPE, "schema-version", "1");
+    }
+}
