@@ -17,4 +17,4 @@ fi
 # generated-bytecode.jar; the packaged app has no ASM to generate them at run time.
 exec java ${JAVA_OPTS:-} -Djava.util.logging.manager=org.jboss.logmanager.LogManager \
   -cp "$app/app/*:$app/lib/main/*:$app/lib/boot/*:$app/quarkus/generated-bytecode.jar" \
-  io.poisonguard.ladder.LadderReportCommand "$@"
+  io.poisonguard.cli.LadderReportCommand "$@"

@@ -1,6 +1,6 @@
 package io.poisonguard.config;
 
-import io.poisonguard.disposition.ClassPolicy;
+import io.poisonguard.ladder.ClassPolicy;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ladder.Ladder;
 import io.quarkus.runtime.configuration.ConfigurationException;

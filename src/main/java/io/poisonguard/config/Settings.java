@@ -1,7 +1,7 @@
 package io.poisonguard.config;
 
 import io.poisonguard.admission.AdmissionLimits;
-import io.poisonguard.disposition.ClassPolicy;
+import io.poisonguard.ladder.ClassPolicy;
 import io.poisonguard.disposition.Policy;
 import io.poisonguard.failure.ClassificationRule;
 import io.poisonguard.failure.Classifier;

@@ -1,6 +1,6 @@
 package io.poisonguard.ladder;
 
-import io.poisonguard.disposition.ClassPolicy;
+import io.poisonguard.ladder.ClassPolicy;
 import io.poisonguard.failure.FailureClass;
 
 import java.time.Duration;

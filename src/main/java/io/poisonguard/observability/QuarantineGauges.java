@@ -7,7 +7,6 @@ import io.poisonguard.quarantine.QuarantineQuery;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
-import io.poisonguard.sqs.QueueDepths;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -35,14 +34,14 @@ public class QuarantineGauges {
     static final int MAX_COUNTED = 10_000;
 
     private final QuarantineStore quarantine;
-    private final QueueDepths depths;
+    private final QueueDepthSource depths;
     private final Clock clock;
     private final Map<FailureClass, AtomicLong> counts = new EnumMap<>(FailureClass.class);
     private final Map<FailureClass, AtomicLong> oldest = new EnumMap<>(FailureClass.class);
     private final Map<String, AtomicLong> queueDepth = new ConcurrentHashMap<>();
     private volatile boolean started;
 
-    public QuarantineGauges(QuarantineStore quarantine, QueueDepths depths, Clock clock, MeterRegistry registry) {
+    public QuarantineGauges(QuarantineStore quarantine, QueueDepthSource depths, Clock clock, MeterRegistry registry) {
         this.quarantine = quarantine;
         this.depths = depths;
         this.clock = clock;

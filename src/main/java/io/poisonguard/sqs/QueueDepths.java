@@ -1,5 +1,7 @@
 package io.poisonguard.sqs;
 
+import io.poisonguard.observability.QueueDepthSource;
+
 import jakarta.enterprise.context.ApplicationScoped;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
@@ -8,7 +10,7 @@ import java.util.Map;
 
 /** Approximate depth (visible + in flight + delayed) of the main and dead-letter queues, for gauges. */
 @ApplicationScoped
-public class QueueDepths {
+public class QueueDepths implements QueueDepthSource {
     private final SqsClient sqs;
     private final QueueUrls urls;
 
@@ -17,7 +19,7 @@ public class QueueDepths {
         this.urls = urls;
     }
 
-    /** Keys "jobs" and "dlq". */
+    @Override
     public Map<String, Long> read() {
         return Map.of("jobs", depth(urls.jobs()), "dlq", depth(urls.deadLetter()));
     }

@@ -8,6 +8,7 @@ import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
 
 import static com.tngtech.archunit.lang.syntax.ArchRuleDefinition.noClasses;
+import static com.tngtech.archunit.library.dependencies.SlicesRuleDefinition.slices;
 import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +36,11 @@ class DomainIndependenceTest {
     @Test
     void domainPackagesDoNotDependOnTheAwsSdk() {
         noAwsSdkIn(DOMAIN).check(production);
+    }
+
+    @Test
+    void packagesDoNotDependOnEachOtherInACycle() {
+        slices().matching("io.poisonguard.(*)..").should().beFreeOfCycles().check(production);
     }
 
     @Test

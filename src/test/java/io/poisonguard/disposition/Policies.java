@@ -1,5 +1,6 @@
 package io.poisonguard.disposition;
 
+import io.poisonguard.ladder.ClassPolicy;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ladder.Jitter;
 import io.poisonguard.ladder.Ladder;

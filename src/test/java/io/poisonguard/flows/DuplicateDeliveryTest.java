@@ -51,4 +51,22 @@ class DuplicateDeliveryTest extends FlowTest {
         List<Message> notices = queues.drain(names.noticesQueue());
         assertEquals(1, notices.size(), "one completion notice");
     }
+
+    @Test
+    void aCopyOfAnOlderGenerationIsDroppedWithoutRunning() {
+        // The job was replayed: its ledger is at generation 2 and its replayed copy is on its way.
+        java.time.Instant now = java.time.Instant.now();
+        LedgerRecord replaying = ledger.write(LedgerRecord.fresh("stale-1", "tenant-a", "permit-report", 2, now)
+                .moveTo(JobState.RETRY_WAIT, now));
+        Queues queues = new Queues(sqs, names);
+        // A copy of generation 1 (no generation attribute) turns up late, e.g. moved back from the DLQ.
+        queues.send(Queues.permitV3("P-STALE"), Queues.permitAttributes("stale-1", "tenant-a", 3));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0);
+        assertEquals(0, provider.calls("P-STALE"), "the older generation never ran");
+        LedgerRecord after = ledger.find("stale-1").orElseThrow();
+        assertEquals(replaying.version(), after.version(), "the ledger was not touched");
+        assertEquals(2, after.generation());
+        assertEquals(0, queues.drain(names.noticesQueue()).stream().filter(m -> "stale-1".equals(Queues.attr(m, "job-id"))).count());
+    }
 }

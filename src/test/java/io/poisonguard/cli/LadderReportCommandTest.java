@@ -1,4 +1,4 @@
-package io.poisonguard.ladder;
+package io.poisonguard.cli;
 
 import org.junit.jupiter.api.Test;
 import picocli.CommandLine;

@@ -1,6 +1,5 @@
-package io.poisonguard.disposition;
+package io.poisonguard.ladder;
 
-import io.poisonguard.ladder.Ladder;
 
 import java.time.Duration;
 import java.util.Optional;

@@ -1,10 +1,14 @@
-package io.poisonguard.ladder;
+package io.poisonguard.cli;
 
 import io.poisonguard.config.ClassPolicies;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.config.Settings;
 import io.poisonguard.config.StandaloneConfig;
-import io.poisonguard.disposition.ClassPolicy;
+import io.poisonguard.ladder.ClassPolicy;
+import io.poisonguard.ladder.LadderLint;
+import io.poisonguard.ladder.LadderReport;
+import io.poisonguard.ladder.LadderReportText;
+import io.poisonguard.ladder.Reach;
 import io.poisonguard.failure.FailureClass;
 import picocli.CommandLine;
 import picocli.CommandLine.Command;
