@@ -73,7 +73,7 @@ public class Heartbeat {
         return running.size();
     }
 
-    private void beat() {
+    void beat() {
         Instant now = clock.instant();
         for (Running r : running) {
             if (Duration.between(r.extendedAt(), now).compareTo(interval) < 0 || !r.lock.tryLock()) {
