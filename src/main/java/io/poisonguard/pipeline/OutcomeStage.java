@@ -104,9 +104,14 @@ public class OutcomeStage {
         };
     }
 
-    /** A failure is charged to the job unless the systemic guard holds it (or the quarantine it would cause). */
+    /**
+     * A failure is charged to the job unless the systemic guard holds it (or the quarantine it would
+     * cause). DEPENDENCY_DOWN is left to the circuit breakers, which already pause consumption for it:
+     * it neither extends nor breaks a row of same-signature failures.
+     */
     private Disposition charged(LedgerRecord record, Signature signature, Disposition ifCharged, Instant now) {
-        boolean hold = guard.holdFailure(signature, record.jobId())
+        boolean watched = signature.failureClass() != FailureClass.DEPENDENCY_DOWN;
+        boolean hold = (watched && guard.holdFailure(signature, record.jobId()))
                 || (ifCharged instanceof Disposition.Quarantine && guard.holdQuarantine(record.jobId()));
         if (!hold) {
             return ifCharged;
