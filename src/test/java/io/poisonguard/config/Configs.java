@@ -15,15 +15,16 @@ import java.util.Properties;
 
 /**
  * Builds {@link PoisonGuardConfig} the way Quarkus would, without booting Quarkus: the shipped
- * {@code poison-guard.*} defaults of application.properties, overridden per test.
+ * {@code poison-guard.*} defaults of application.properties, overridden per test. Public so that
+ * plain tests of the components a config sets up (the pipeline's stages) can build one too.
  */
-final class Configs {
+public final class Configs {
     private final Map<String, String> properties = new HashMap<>(shippedDefaults());
 
     private Configs() {
     }
 
-    static Configs defaults() {
+    public static Configs defaults() {
         return new Configs();
     }
 
@@ -47,12 +48,12 @@ final class Configs {
         return m;
     }
 
-    Configs set(String key, String value) {
+    public Configs set(String key, String value) {
         properties.put(key, value);
         return this;
     }
 
-    PoisonGuardConfig build() {
+    public PoisonGuardConfig build() {
         SmallRyeConfig config = new SmallRyeConfigBuilder()
                 .withConverter(Duration.class, 200, new DurationConverter())
                 .withMapping(PoisonGuardConfig.class)
