@@ -15,7 +15,8 @@ import java.util.Properties;
 
 /**
  * Builds {@link PoisonGuardConfig} the way Quarkus would, without booting Quarkus: the shipped
- * {@code poison-guard.*} defaults of application.properties, overridden per test.
+ * {@code poison-guard.*} defaults of application.properties, overridden per test. Public so that
+ * plain tests of the components a config sets up (the pipeline's stages) can build one too.
  */
 public final class Configs {
     private final Map<String, String> properties = new HashMap<>(shippedDefaults());

@@ -13,7 +13,6 @@ import net.jqwik.api.Combinators;
 import net.jqwik.api.ForAll;
 import net.jqwik.api.Property;
 import net.jqwik.api.Provide;
-import net.jqwik.api.constraints.Size;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -31,8 +30,13 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class DecisionsProperties {
     private static final Instant T0 = Instant.parse("2026-03-01T10:00:00Z");
-    /** Limits are 1..4 per class, so at most 6 x 3 failures leave every class below its limit. */
-    private static final int ENOUGH_FAILURES = 24;
+    /** Limits are 1..4 per class, so at most 3 failures per class leave every class below its limit; one more exhausts one. */
+    private static final int ENOUGH_FAILURES = FailureClass.values().length * 3 + 1;
+
+    @Provide
+    Arbitrary<List<FailureClass>> enoughFailures() {
+        return Arbitraries.of(FailureClass.class).list().ofSize(ENOUGH_FAILURES);
+    }
 
     @Provide
     Arbitrary<Policy> policies() {
@@ -57,13 +61,54 @@ class DecisionsProperties {
                 });
     }
 
+    /** Where each attempt runs: a CRASH is the job's own only when it ran alone (attribution is on in these policies). */
+    private static final Decisions.Lane ALONE = new Decisions.Lane(true, 0);
+    private static final Decisions.Lane BESIDE_OTHERS = new Decisions.Lane(false, 3);
+
     /**
-     * Drives a job through {@code failures}: ADMISSION arrives as a pre-flight rejection, CRASH as a
-     * lease that runs out with the attempt open, every other class as a handler failure.
+     * Ends one attempt of {@code record} at {@code now} with a failure of class {@code c}, the way it
+     * happens in the service: ADMISSION as a pre-flight rejection; CRASH as a lease that runs out
+     * while the attempt ran alone (in the isolation lane) and CRASH_AMBIGUOUS as one that runs out
+     * while it ran beside other jobs; TIMEOUT as an attempt past its deadline; every other class as a
+     * handler failure. Returns the disposition and when it was decided.
+     */
+    private static Ended end(Decisions decisions, LedgerRecord record, FailureClass c, Instant now, Random random) {
+        Optional<String> rejection = c == FailureClass.ADMISSION ? Optional.of("too-many-tokens") : Optional.empty();
+        Decisions.Lane lane = switch (c) {
+            case CRASH -> ALONE;
+            case CRASH_AMBIGUOUS -> BESIDE_OTHERS;
+            default -> Decisions.Lane.SHARED;
+        };
+        Intake intake = decisions.intake(record, rejection, 1, now, "worker-a", lane, random);
+        if (c == FailureClass.ADMISSION) {
+            return new Ended(assertInstanceOf(Intake.Decided.class, intake).disposition(), now);
+        }
+        LedgerRecord running = assertInstanceOf(Intake.Run.class, intake).next();
+        assertEquals(JobState.ACTIVE, running.state());
+        assertEquals("worker-a", running.leaseOwner());
+        return switch (c) {
+            case CRASH, CRASH_AMBIGUOUS -> {
+                Instant found = running.leaseUntil().plusMillis(1);
+                yield new Ended(assertInstanceOf(Intake.Decided.class,
+                        decisions.intake(running, Optional.empty(), 1, found, "worker-b", random)).disposition(), found);
+            }
+            case TIMEOUT -> new Ended(decisions.timedOut(running, Duration.ofSeconds(30), now.plusSeconds(30), random), now.plusSeconds(30));
+            default -> new Ended(decisions.failed(running, new Failure(c, "BoomException", "boom"), now.plusSeconds(1), random),
+                    now.plusSeconds(1));
+        };
+    }
+
+    private record Ended(Disposition disposition, Instant at) {
+    }
+
+    /**
+     * Drives a job through {@code failures}, each ending its attempt the way that class does in the
+     * service (see {@link #end}): each counts against its own class and no other, no class is
+     * retried once at its limit, and the job is quarantined within the attempt bound.
      */
     @Property(tries = 200)
     void anyRunOfFailuresQuarantinesTheJobWithinTheAttemptBoundAndNeverLeavesItLeased(
-            @ForAll("policies") Policy policy, @ForAll @Size(ENOUGH_FAILURES) List<FailureClass> failures, @ForAll long seed) {
+            @ForAll("policies") Policy policy, @ForAll("enoughFailures") List<FailureClass> failures, @ForAll long seed) {
         Decisions decisions = new Decisions(policy);
         Random random = new Random(seed);
         LedgerRecord record = LedgerRecord.fresh("job-1", "acme", "permit-report", 1, T0);
@@ -71,25 +116,16 @@ class DecisionsProperties {
         Disposition.Quarantine quarantine = null;
 
         for (FailureClass c : failures) {
-            Optional<String> rejection = c == FailureClass.ADMISSION ? Optional.of("too-many-tokens") : Optional.empty();
-            Intake intake = decisions.intake(record, rejection, 1, now, "worker-a", random);
-            Disposition disposition;
-            if (c == FailureClass.ADMISSION) {
-                disposition = assertInstanceOf(Intake.Decided.class, intake).disposition();
-            } else {
-                LedgerRecord running = assertInstanceOf(Intake.Run.class, intake).next();
-                assertTrue(running.attempt() <= policy.attemptBound(), "attempt " + running.attempt() + " ran past the bound");
-                assertEquals(JobState.ACTIVE, running.state());
-                assertEquals("worker-a", running.leaseOwner());
-                if (c == FailureClass.CRASH) {
-                    now = running.leaseUntil().plusMillis(1);
-                    disposition = assertInstanceOf(Intake.Decided.class,
-                            decisions.intake(running, Optional.empty(), 1, now, "worker-b", random)).disposition();
-                } else {
-                    now = now.plusSeconds(1);
-                    disposition = decisions.failed(running, new Failure(c, "BoomException", "boom"), now, random);
-                }
-            }
+            Map<FailureClass, Integer> before = record.failures();
+            Ended ended = end(decisions, record, c, now, random);
+            Disposition disposition = ended.disposition();
+            now = ended.at();
+            assertTrue(disposition.next().attempt() <= policy.attemptBound(),
+                    "attempt " + disposition.next().attempt() + " ran past the bound");
+            Map<FailureClass, Integer> counted = new EnumMap<>(FailureClass.class);
+            counted.putAll(before);
+            counted.merge(c, 1, Integer::sum);
+            assertEquals(counted, disposition.next().failures(), "a " + c + " failure counts against " + c + " only");
             record = disposition.next();
             assertNull(record.leaseOwner(), "a job waiting or quarantined holds no lease");
             assertNull(record.leaseUntil(), "a job waiting or quarantined holds no lease");
@@ -98,6 +134,8 @@ class DecisionsProperties {
                 break;
             }
             Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class, disposition);
+            assertTrue(record.failuresOf(c) < policy.of(c).maxAttempts(),
+                    c + " retried at " + record.failuresOf(c) + " failures, limit " + policy.of(c).maxAttempts());
             assertEquals(JobState.RETRY_WAIT, record.state());
             assertTrue(retry.delay().isPositive());
             now = now.plus(retry.delay());
@@ -116,6 +154,10 @@ class DecisionsProperties {
         assertInstanceOf(Intake.AlreadyQuarantined.class, again);
     }
 
+    /**
+     * Every class, its attempts ending the way they do in the service (see {@link #end}; for CRASH a
+     * lease that runs out while the job ran alone), retries below its own limit and is quarantined at it.
+     */
     @Property(tries = 200)
     void failuresOfAClassBelowItsLimitAlwaysRetryWhenNoCutoffApplies(
             @ForAll("policies") Policy policy, @ForAll FailureClass c, @ForAll long seed) {
@@ -128,9 +170,10 @@ class DecisionsProperties {
         Instant now = T0;
 
         for (int failure = 1; failure <= limits.maxAttempts(); failure++) {
-            LedgerRecord running = assertInstanceOf(Intake.Run.class,
-                    decisions.intake(record, Optional.empty(), 1, now, "worker-a", random)).next();
-            Disposition d = decisions.failed(running, new Failure(c, "BoomException", "boom"), now, random);
+            Ended ended = end(decisions, record, c, now, random);
+            Disposition d = ended.disposition();
+            now = ended.at();
+            assertEquals(failure, d.next().failuresOf(c), c + " failure " + failure + " is counted against " + c);
             if (failure < limits.maxAttempts()) {
                 Disposition.RetryAfter retry = assertInstanceOf(Disposition.RetryAfter.class, d, "failure " + failure);
                 assertTrue(retry.delay().compareTo(limits.ladder().ceiling(failure)) <= 0);

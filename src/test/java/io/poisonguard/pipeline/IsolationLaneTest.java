@@ -1,0 +1,191 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.config.Configs;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The isolation lane with real threads: each job enters on its own thread and holds its slot until
+ * the test lets it finish, as a job's handler would (the lane's locks belong to the thread that took them).
+ */
+class IsolationLaneTest {
+    /** How long a suspect waits in the tests where it must give up: long enough to watch it wait. */
+    static final Duration SHORT_WAIT = Duration.ofSeconds(1);
+    /** A wait no test should come near: the job gets in as soon as the lane lets it. */
+    static final Duration LONG_WAIT = Duration.ofSeconds(30);
+
+    final ExecutorService threads = Executors.newCachedThreadPool();
+    final List<Job> jobs = new ArrayList<>();
+    final IsolationLane lane = lane(8);
+
+    static IsolationLane lane(int concurrency) {
+        return new IsolationLane(Configs.defaults().set("poison-guard.consumer.concurrency", String.valueOf(concurrency)).build());
+    }
+
+    /** A job on its own thread: enters the lane, and if it got a slot holds it until {@link #finish()}. */
+    final class Job {
+        private final CompletableFuture<Optional<IsolationLane.Slot>> entered = new CompletableFuture<>();
+        private final CountDownLatch finish = new CountDownLatch(1);
+        private final CompletableFuture<Void> left = new CompletableFuture<>();
+
+        Job(IsolationLane lane, boolean suspect, Duration maxWait) {
+            jobs.add(this);
+            threads.execute(() -> {
+                Optional<IsolationLane.Slot> slot = lane.enter(suspect, maxWait);
+                entered.complete(slot);
+                try {
+                    if (slot.isPresent()) {
+                        finish.await();
+                        slot.get().close();
+                    }
+                    left.complete(null);
+                } catch (Throwable t) {
+                    left.completeExceptionally(t);
+                }
+            });
+        }
+
+        /** The slot it got, or empty if it gave up: waits for the job to get in or give up. */
+        Optional<IsolationLane.Slot> slot() {
+            return entered.orTimeout(LONG_WAIT.toSeconds() + 10, TimeUnit.SECONDS).join();
+        }
+
+        boolean hasEnteredOrGivenUp() {
+            return entered.isDone();
+        }
+
+        /** Lets the job finish and waits until it has left the lane. */
+        void finish() {
+            finish.countDown();
+            left.orTimeout(10, TimeUnit.SECONDS).join();
+        }
+    }
+
+    Job ordinary(Duration maxWait) {
+        return new Job(lane, false, maxWait);
+    }
+
+    Job suspect(Duration maxWait) {
+        return new Job(lane, true, maxWait);
+    }
+
+    /** Whether a job that will not wait at all gets a slot now; it leaves at once if it does. */
+    boolean getsInAtOnce(boolean suspect) {
+        Job job = new Job(lane, suspect, Duration.ZERO);
+        boolean got = job.slot().isPresent();
+        job.finish();
+        return got;
+    }
+
+    @AfterEach
+    void letEveryJobGo() {
+        jobs.forEach(j -> j.finish.countDown());
+        threads.shutdown();
+    }
+
+    @Test
+    void aSuspectThatCannotGetTheLaneInTimeGetsNoSlotAndNoLongerCountsAsIsolating() {
+        Job inFlight = ordinary(LONG_WAIT);
+        assertTrue(inFlight.slot().isPresent());
+
+        Job suspect = suspect(SHORT_WAIT);
+        await().pollInterval(Duration.ofMillis(5)).atMost(SHORT_WAIT).until(lane::isolating);
+
+        assertEquals(Optional.empty(), suspect.slot(), "the ordinary job held the lane for the whole wait");
+        assertFalse(lane.isolating(), "a suspect that gave up no longer stops the poller");
+    }
+
+    @Test
+    void ordinaryJobsGetInAgainOnceAWaitingSuspectHasGivenUp() {
+        Job inFlight = ordinary(LONG_WAIT);
+        assertTrue(inFlight.slot().isPresent());
+        Job suspect = suspect(SHORT_WAIT);
+        // The fair lock queues new ordinary jobs behind the waiting suspect.
+        await().pollInterval(Duration.ofMillis(5)).atMost(SHORT_WAIT).until(() -> !getsInAtOnce(false));
+        assertEquals(Optional.empty(), suspect.slot());
+
+        Job next = ordinary(Duration.ZERO);
+
+        IsolationLane.Slot slot = next.slot().orElseThrow(() -> new AssertionError("the lane is still blocked behind the departed suspect"));
+        assertEquals(1, slot.othersInFlight());
+        assertFalse(slot.alone());
+    }
+
+    @Test
+    void aSuspectWaitsForTheJobsInFlightToFinishThenRunsAlone() {
+        Job first = ordinary(LONG_WAIT);
+        Job second = ordinary(LONG_WAIT);
+        assertTrue(first.slot().isPresent());
+        assertTrue(second.slot().isPresent());
+        Job suspect = suspect(LONG_WAIT);
+        await().until(lane::isolating);
+
+        first.finish();
+        assertFalse(suspect.hasEnteredOrGivenUp(), "the second job is still in flight");
+        second.finish();
+
+        IsolationLane.Slot slot = suspect.slot().orElseThrow(() -> new AssertionError("the suspect gets the lane once it is empty"));
+        assertTrue(slot.alone());
+        assertEquals(0, slot.othersInFlight());
+    }
+
+    @Test
+    void aSuspectInTheLaneKeepsOrdinaryJobsOutUntilItCloses() {
+        Job suspect = suspect(LONG_WAIT);
+        IsolationLane.Slot slot = suspect.slot().orElseThrow();
+        assertTrue(slot.alone());
+        assertTrue(lane.isolating());
+
+        assertFalse(getsInAtOnce(false), "no ordinary job starts beside a suspect");
+        assertFalse(getsInAtOnce(true), "nor a second suspect");
+        Job waiting = ordinary(LONG_WAIT);
+        assertFalse(waiting.hasEnteredOrGivenUp(), "the suspect still holds the lane");
+
+        suspect.finish();
+
+        assertTrue(waiting.slot().isPresent(), "the waiting ordinary job gets in once the suspect has closed");
+        assertFalse(lane.isolating());
+    }
+
+    @Test
+    void othersInFlightCountsTheOrdinaryJobsAlreadyInTheLane() {
+        Job first = ordinary(LONG_WAIT);
+        assertEquals(0, first.slot().orElseThrow().othersInFlight());
+        Job second = ordinary(LONG_WAIT);
+        assertEquals(1, second.slot().orElseThrow().othersInFlight());
+        Job third = ordinary(LONG_WAIT);
+        assertEquals(2, third.slot().orElseThrow().othersInFlight());
+
+        first.finish();
+        Job fourth = ordinary(LONG_WAIT);
+
+        assertEquals(2, fourth.slot().orElseThrow().othersInFlight());
+        assertFalse(fourth.slot().orElseThrow().alone());
+        assertFalse(lane.isolating(), "ordinary jobs never make the lane isolating");
+    }
+
+    @Test
+    void inAWorkerWithRoomForOneJobEveryJobRunsAlone() {
+        Job only = new Job(lane(1), false, LONG_WAIT);
+
+        IsolationLane.Slot slot = only.slot().orElseThrow();
+
+        assertTrue(slot.alone(), "a crash here can only be this job's");
+        assertEquals(0, slot.othersInFlight());
+    }
+}

@@ -1,0 +1,248 @@
+package io.poisonguard.systemic;
+
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.systemic.SystemicWatch.Admit;
+import io.poisonguard.systemic.SystemicWatch.Ruling;
+import io.poisonguard.systemic.SystemicWatch.Trip;
+import org.junit.jupiter.api.Test;
+import org.junit.jupiter.api.function.Executable;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The systemic-failure guard's rules: when it trips, what it holds, and how consumption resumes. */
+class SystemicWatchTest {
+    static final Instant T0 = Instant.parse("2026-05-01T08:00:00Z");
+    static final Duration WINDOW = Duration.ofMinutes(1);
+    static final Duration PROBE = Duration.ofSeconds(30);
+    static final Signature BAD_SETTING = new Signature(FailureClass.PERMANENT, "IllegalArgumentException", "Provider.standing");
+    static final Signature UPSTREAM_503 = new Signature(FailureClass.TRANSIENT, "TransientFailure", "Provider.standing");
+
+    /** Trips on 3 distinct jobs in a row with one signature, or on more than 2 quarantines a minute; probes every 30 s. */
+    final SystemicWatch watch = new SystemicWatch(3, 2, WINDOW, PROBE);
+
+    static void assertCharged(Ruling ruling, String what) {
+        assertFalse(ruling.hold(), what + " is charged to its job");
+        assertTrue(ruling.tripped().isEmpty(), what + " trips nothing");
+    }
+
+    static Trip assertTripped(Ruling ruling, String what) {
+        assertTrue(ruling.hold(), what + " trips the watch and is held, not charged");
+        return ruling.tripped().orElseThrow(() -> new AssertionError(what + " should name the trip"));
+    }
+
+    static void assertHeldWithoutNewTrip(Ruling ruling, String what) {
+        assertTrue(ruling.hold(), what + " is held while tripped");
+        assertTrue(ruling.tripped().isEmpty(), what + " does not trip the watch again");
+    }
+
+    /** Trips the watch at {@code at} with three distinct jobs failing with {@link #BAD_SETTING}. */
+    private Trip tripAt(Instant at) {
+        watch.failed(BAD_SETTING, "trip-a", at);
+        watch.failed(BAD_SETTING, "trip-b", at);
+        return assertTripped(watch.failed(BAD_SETTING, "trip-c", at), "the third distinct job");
+    }
+
+    @Test
+    void threeDistinctJobsFailingInARowWithOneSignatureTripItAndOnlyTheFirstTwoAreCharged() {
+        assertCharged(watch.failed(BAD_SETTING, "job-1", T0), "the first failure");
+        assertCharged(watch.failed(BAD_SETTING, "job-2", T0.plusSeconds(1)), "the second distinct job's failure");
+        assertEquals(Admit.OPEN, watch.admit(T0.plusSeconds(1)));
+
+        Trip trip = assertTripped(watch.failed(BAD_SETTING, "job-3", T0.plusSeconds(2)), "the third distinct job's failure");
+
+        assertEquals(BAD_SETTING, trip.signature());
+        assertEquals(List.of("job-1", "job-2", "job-3"), trip.sampleJobIds());
+        assertEquals(T0.plusSeconds(2), trip.at());
+        assertTrue(trip.cause().contains("3 distinct jobs"), trip.cause());
+        assertEquals(trip, watch.trip().orElseThrow());
+        assertEquals(Admit.PAUSED, watch.admit(T0.plusSeconds(2)));
+    }
+
+    @Test
+    void theTripSamplesOnlyTheNewestJobsOfALongStreak() {
+        SystemicWatch seven = new SystemicWatch(7, 2, WINDOW, PROBE);
+        for (int i = 1; i < 7; i++) {
+            assertCharged(seven.failed(BAD_SETTING, "job-" + i, T0), "failure " + i + " of 7");
+        }
+
+        Trip trip = assertTripped(seven.failed(BAD_SETTING, "job-7", T0), "the seventh distinct job's failure");
+
+        assertEquals(List.of("job-3", "job-4", "job-5", "job-6", "job-7"), trip.sampleJobIds());
+    }
+
+    @Test
+    void retriesOfTheSameJobDoNotAdvanceTheStreak() {
+        for (int retry = 0; retry < 5; retry++) {
+            assertCharged(watch.failed(BAD_SETTING, "job-1", T0.plusSeconds(retry)), "retry " + retry + " of job-1");
+        }
+        assertCharged(watch.failed(BAD_SETTING, "job-2", T0.plusSeconds(6)), "job-2, the second distinct job");
+        assertCharged(watch.failed(BAD_SETTING, "job-1", T0.plusSeconds(7)), "job-1 once more");
+        assertTrue(watch.trip().isEmpty(), "five failures of two jobs are not systemic");
+
+        assertTripped(watch.failed(BAD_SETTING, "job-3", T0.plusSeconds(8)), "job-3, the third distinct job");
+    }
+
+    @Test
+    void aFailureWithADifferentSignatureStartsTheStreakAfresh() {
+        watch.failed(BAD_SETTING, "job-1", T0);
+        watch.failed(BAD_SETTING, "job-2", T0);
+
+        assertCharged(watch.failed(UPSTREAM_503, "job-3", T0), "a failure with another signature");
+        assertCharged(watch.failed(BAD_SETTING, "job-4", T0), "the first of a new streak");
+        assertCharged(watch.failed(BAD_SETTING, "job-5", T0), "the second of the new streak");
+        assertTripped(watch.failed(BAD_SETTING, "job-6", T0), "the third of the new streak");
+    }
+
+    @Test
+    void aSuccessBreaksTheStreak() {
+        watch.failed(BAD_SETTING, "job-1", T0);
+        watch.failed(BAD_SETTING, "job-2", T0);
+
+        assertFalse(watch.succeeded(T0.plusSeconds(1)), "a success while not tripped resumes nothing");
+
+        assertCharged(watch.failed(BAD_SETTING, "job-3", T0.plusSeconds(2)), "the first failure after the success");
+        assertCharged(watch.failed(BAD_SETTING, "job-4", T0.plusSeconds(2)), "the second failure after the success");
+        assertTripped(watch.failed(BAD_SETTING, "job-5", T0.plusSeconds(2)), "the third failure after the success");
+    }
+
+    @Test
+    void moreQuarantinesThanTheLimitWithinTheWindowTripIt() {
+        assertCharged(watch.quarantining("job-1", T0), "the first quarantine");
+        assertCharged(watch.quarantining("job-2", T0.plusSeconds(20)), "the second quarantine");
+
+        Trip trip = assertTripped(watch.quarantining("job-3", T0.plusSeconds(40)), "the third quarantine within a minute");
+
+        assertNull(trip.signature(), "a rate trip has no signature");
+        assertEquals(List.of("job-3"), trip.sampleJobIds());
+        assertTrue(trip.cause().contains("3 quarantines within 60s (limit 2)"), trip.cause());
+        assertEquals(Admit.PAUSED, watch.admit(T0.plusSeconds(40)));
+    }
+
+    @Test
+    void quarantinesOlderThanTheWindowSlideOut() {
+        watch.quarantining("job-1", T0);
+        watch.quarantining("job-2", T0.plusSeconds(30));
+
+        assertCharged(watch.quarantining("job-3", T0.plus(WINDOW)), "a quarantine exactly one window after the first");
+        assertCharged(watch.quarantining("job-4", T0.plusSeconds(91)), "a quarantine after the second slid out too");
+        assertTrue(watch.trip().isEmpty());
+
+        assertTripped(watch.quarantining("job-5", T0.plusSeconds(100)), "the third quarantine within the last minute");
+    }
+
+    @Test
+    void whileTrippedEveryFailureAndQuarantineIsHeldAndTheFirstTripStands() {
+        Trip trip = tripAt(T0);
+
+        assertHeldWithoutNewTrip(watch.failed(UPSTREAM_503, "other-1", T0.plusSeconds(1)), "a failure with another signature");
+        assertHeldWithoutNewTrip(watch.failed(BAD_SETTING, "trip-a", T0.plusSeconds(2)), "a retry of a tripping job");
+        for (int i = 0; i < 5; i++) {
+            assertHeldWithoutNewTrip(watch.quarantining("q-" + i, T0.plusSeconds(3)), "quarantine " + i);
+        }
+
+        assertEquals(trip, watch.trip().orElseThrow());
+    }
+
+    @Test
+    void admitIsPausedUntilTheProbeIntervalHasPassedThenLetsAProbeThrough() {
+        tripAt(T0);
+
+        assertEquals(Admit.PAUSED, watch.admit(T0));
+        assertEquals(Admit.PAUSED, watch.admit(T0.plus(PROBE).minusMillis(1)));
+        assertEquals(Admit.PROBE, watch.admit(T0.plus(PROBE)));
+        assertEquals(Admit.PROBE, watch.admit(T0.plus(PROBE).plusSeconds(5)), "the probe stays due until one reports");
+    }
+
+    @Test
+    void aFailedProbePushesTheNextProbeAWholeIntervalLater() {
+        tripAt(T0);
+        Instant probeFailed = T0.plus(PROBE).plusSeconds(4);
+
+        assertHeldWithoutNewTrip(watch.failed(BAD_SETTING, "probe-1", probeFailed), "the failed probe");
+
+        assertEquals(Admit.PAUSED, watch.admit(probeFailed));
+        assertEquals(Admit.PAUSED, watch.admit(probeFailed.plus(PROBE).minusMillis(1)));
+        assertEquals(Admit.PROBE, watch.admit(probeFailed.plus(PROBE)));
+    }
+
+    @Test
+    void failuresHeldBeforeTheProbeIsDueDoNotPostponeIt() {
+        tripAt(T0);
+
+        watch.failed(BAD_SETTING, "in-flight-at-trip", T0.plusSeconds(10));
+
+        assertEquals(Admit.PROBE, watch.admit(T0.plus(PROBE)));
+    }
+
+    @Test
+    void aSuccessAtProbeTimeClearsTheTrip() {
+        tripAt(T0);
+
+        assertTrue(watch.succeeded(T0.plus(PROBE)), "the probe's success resumes consumption");
+
+        assertTrue(watch.trip().isEmpty());
+        assertEquals(Admit.OPEN, watch.admit(T0.plus(PROBE)));
+        assertCharged(watch.failed(BAD_SETTING, "after-1", T0.plus(PROBE)), "the first failure after the resume");
+        assertCharged(watch.failed(BAD_SETTING, "after-2", T0.plus(PROBE)), "the second failure after the resume");
+    }
+
+    @Test
+    void aSuccessBeforeTheProbeIsDueDoesNotClearTheTrip() {
+        tripAt(T0);
+
+        assertFalse(watch.succeeded(T0.plusSeconds(10)), "a job in flight at the trip that then succeeds is no probe");
+
+        assertTrue(watch.trip().isPresent());
+        assertEquals(Admit.PAUSED, watch.admit(T0.plusSeconds(10)));
+    }
+
+    @Test
+    void resumeClearsATripAndReportsThatThereWasOne() {
+        tripAt(T0);
+
+        assertTrue(watch.resume(), "it was tripped");
+
+        assertTrue(watch.trip().isEmpty());
+        assertEquals(Admit.OPEN, watch.admit(T0.plusSeconds(1)));
+        assertCharged(watch.failed(BAD_SETTING, "after-1", T0.plusSeconds(1)), "the first failure after the resume");
+        assertCharged(watch.quarantining("after-1", T0.plusSeconds(1)), "the first quarantine after the resume");
+        assertCharged(watch.quarantining("after-2", T0.plusSeconds(1)), "the second quarantine after the resume");
+    }
+
+    @Test
+    void resumeWhenNotTrippedReportsSoAndChangesNothing() {
+        assertFalse(watch.resume());
+        assertEquals(Admit.OPEN, watch.admit(T0));
+    }
+
+    @Test
+    void theConstructorRefusesSettingsThatCouldNotWork() {
+        refused(() -> new SystemicWatch(1, 2, WINDOW, PROBE), "sameSignature");
+        refused(() -> new SystemicWatch(3, 0, WINDOW, PROBE), "maxQuarantines");
+        refused(() -> new SystemicWatch(3, 2, Duration.ZERO, PROBE), "window");
+        refused(() -> new SystemicWatch(3, 2, Duration.ofSeconds(-1), PROBE), "window");
+        refused(() -> new SystemicWatch(3, 2, WINDOW, Duration.ZERO), "probeInterval");
+        refused(() -> new SystemicWatch(3, 2, WINDOW, Duration.ofSeconds(-1)), "probeInterval");
+    }
+
+    @Test
+    void theSmallestSettingsAreAccepted() {
+        SystemicWatch smallest = new SystemicWatch(2, 1, Duration.ofMillis(1), Duration.ofMillis(1));
+
+        assertCharged(smallest.failed(BAD_SETTING, "job-1", T0), "the first failure");
+        assertTripped(smallest.failed(BAD_SETTING, "job-2", T0), "the second distinct job's failure");
+    }
+
+    private static void refused(Executable construct, String argument) {
+        IllegalArgumentException e = assertThrows(IllegalArgumentException.class, construct);
+        assertTrue(e.getMessage().contains(argument), "the message names " + argument + ": " + e.getMessage());
+    }
+}
