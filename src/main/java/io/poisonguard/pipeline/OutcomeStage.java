@@ -18,6 +18,7 @@ import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.systemic.Signature;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -50,10 +51,12 @@ public class OutcomeStage {
     private final LedgerGate ledgerGate;
     private final Duration patience;
     private final Duration visibility;
+    private final String worker;
 
     public OutcomeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Decisions decisions, Clock clock, RandomGenerator random,
                         Metrics metrics, Heartbeat heartbeat, QuarantineStore quarantine, Alerts alerts, SystemicGuard guard,
-                        LedgerGate ledgerGate, PoisonGuardConfig config) {
+                        LedgerGate ledgerGate, PoisonGuardConfig config, @Named("worker-id") String worker) {
+        this.worker = worker;
         this.keepSucceeded = config.retention().succeeded();
         this.ledgerGate = ledgerGate;
         this.patience = config.ledgerGate().outcomePatience();
@@ -109,11 +112,20 @@ public class OutcomeStage {
      * again as the gate's probes allow, for at most {@code ledger-gate.outcome-patience}: the same
      * write, so one that landed without an answer is recognised by its token. Empty when patience ran out.
      */
-    private Optional<LedgerRecord> record(LedgerRecord next, InboundMessage m) {
+    private Optional<LedgerRecord> record(LedgerRecord intended, InboundMessage m) {
         Instant giveUp = clock.instant().plus(patience);
+        LedgerRecord next = intended;
         while (true) {
             try {
                 return Optional.of(ledger.write(next));
+            } catch (LedgerConflict conflict) {
+                // A renewal of our own lease may have landed without an answer (the heartbeat's write
+                // during an outage): if the stored record is still this attempt's, write on top of it.
+                LedgerRecord stored = ledger.find(next.jobId()).orElseThrow(() -> conflict);
+                if (!Ownership.stillRunning(stored, intended, worker) || stored.version() == next.version()) {
+                    throw conflict;
+                }
+                next = intended.withVersion(stored.version());
             } catch (StoreUnavailable down) {
                 ledgerGate.unavailable(down);
                 if (!clock.instant().isBefore(giveUp)) {
