@@ -27,7 +27,8 @@ public class ConsumptionHealth implements HealthCheck {
         var r = HealthCheckResponse.named("poison-guard-consumption").up()
                 .withData("polling", poller.isRunning())
                 .withData("admit", gate.admit().name())
-                .withData("systemic", gate.systemic());
+                .withData("systemic", gate.systemic())
+                .withData("ledger", gate.ledger());
         gate.states().forEach((name, state) -> r.withData("breaker." + name, state));
         return r.build();
     }

@@ -45,6 +45,22 @@ public interface PoisonGuardConfig {
 
     Systemic systemic();
 
+    LedgerGate ledgerGate();
+
+    /** The ledger-health gate: consumption pauses while the ledger (DynamoDB) does not answer. */
+    interface LedgerGate {
+        /** While paused, how often one read probes the ledger. */
+        @WithDefault("5s")
+        Duration probeInterval();
+
+        /**
+         * How long a finished attempt keeps trying to record its outcome while the ledger does not
+         * answer (its message is kept hidden meanwhile); past it the copy is left to redeliver.
+         */
+        @WithDefault("15m")
+        Duration outcomePatience();
+    }
+
     /** Limits on one attempt of a handler. */
     interface Attempt {
         /**

@@ -96,6 +96,10 @@ public final class Settings {
         require(!systemic.quarantineWindow().isNegative() && !systemic.quarantineWindow().isZero(), "systemic.quarantine-window",
                 "must be positive");
         require(systemic.probeInterval().toMillis() >= 100, "systemic.probe-interval", "must be at least 100ms");
+        require(config.ledgerGate().probeInterval().toMillis() >= 100, "ledger-gate.probe-interval", "must be at least 100ms");
+        require(!config.ledgerGate().outcomePatience().isNegative()
+                        && config.ledgerGate().outcomePatience().compareTo(Ladder.SQS_MAX_VISIBILITY) <= 0, "ledger-gate.outcome-patience",
+                "must be between 0s and 12h (SQS cannot keep a message hidden longer)");
 
         Map<FailureClass, ClassPolicy> classes = ClassPolicies.of(config.failure());
         for (LadderReport report : LadderLint.lint(classes, retention, consumer.visibilityTimeout(), 1, 0)) {

@@ -22,6 +22,17 @@ import java.util.random.RandomGenerator;
 public final class Decisions {
     /** Grace added to a live lease before a waiting copy comes back, so it does not arrive a moment early. */
     static final Duration LEASE_MARGIN = Duration.ofSeconds(1);
+    /** How early a copy may arrive before its retry delay ends and still run (clocks and SQS are not exact). */
+    static final Duration EARLY_TOLERANCE = Duration.ofSeconds(1);
+
+    /** When a job waiting on its ladder may run again: the end of its last attempt plus the delay chosen then. */
+    public static Optional<Instant> notBefore(LedgerRecord current) {
+        AttemptEntry last = current.currentEntry();
+        if (current.state() != JobState.RETRY_WAIT || last == null || last.endedAt() == null || last.retryDelay() == null) {
+            return Optional.empty();
+        }
+        return Optional.of(last.endedAt().plus(last.retryDelay()));
+    }
 
     private final Policy policy;
 
@@ -76,6 +87,12 @@ public final class Decisions {
         }
         if (current.leaseHeldAt(now)) {
             return new Intake.ActiveElsewhere(current, Duration.between(now, current.leaseUntil()).plus(LEASE_MARGIN));
+        }
+        Optional<Instant> notBefore = notBefore(current);
+        if (notBefore.isPresent() && now.isBefore(notBefore.get().minus(EARLY_TOLERANCE))) {
+            // A duplicate copy (or one SQS returned early) during the retry delay: the ladder's delay
+            // is the job's, not the copy's, so the copy waits out the rest of it.
+            return new Intake.NotYet(current, Duration.between(now, notBefore.get()));
         }
         LedgerRecord record = current;
         if (current.state() == JobState.ACTIVE) {

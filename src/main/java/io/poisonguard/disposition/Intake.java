@@ -23,6 +23,10 @@ public sealed interface Intake {
     record ActiveElsewhere(LedgerRecord current, Duration retryIn) implements Intake {
     }
 
+    /** The job waits on its ladder: hide this copy until the retry delay has run out. */
+    record NotYet(LedgerRecord current, Duration retryIn) implements Intake {
+    }
+
     /**
      * The job is quarantined (or resolved, or unrecoverable): never run it; make sure its quarantine
      * is complete, then delete this copy.

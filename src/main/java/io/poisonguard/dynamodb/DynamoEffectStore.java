@@ -34,7 +34,7 @@ public final class DynamoEffectStore implements EffectStore {
     @Override
     public Claim claim(String jobId, String effect, String owner, Instant now, Instant until, Instant expiresAt) {
         try {
-            dynamo.updateItem(UpdateItemRequest.builder()
+            Unavailability.write("the effect records", () -> dynamo.updateItem(UpdateItemRequest.builder()
                     .tableName(table)
                     .key(key(jobId, effect))
                     .updateExpression("SET #state = :pending, #owner = :owner, leaseUntil = :until, expiresAt = :exp, claimedAt = :now")
@@ -49,25 +49,25 @@ public final class DynamoEffectStore implements EffectStore {
                             ":now", Attrs.millis(now),
                             ":nowMs", Attrs.millis(now),
                             ":nowSec", Attrs.epochSeconds(now)))
-                    .build());
+                    .build()));
             return Claim.GRANTED;
         } catch (ConditionalCheckFailedException e) {
-            Map<String, AttributeValue> item = dynamo.getItem(GetItemRequest.builder()
-                    .tableName(table).key(key(jobId, effect)).consistentRead(true).build()).item();
+            Map<String, AttributeValue> item = Unavailability.read("the effect records", () -> dynamo.getItem(GetItemRequest.builder()
+                    .tableName(table).key(key(jobId, effect)).consistentRead(true).build()).item());
             return item != null && "DONE".equals(Attrs.str(item, "state")) ? Claim.DONE : Claim.BUSY;
         }
     }
 
     @Override
     public void complete(String jobId, String effect, String owner, Instant now) {
-        dynamo.updateItem(UpdateItemRequest.builder()
+        Unavailability.write("the effect records", () -> dynamo.updateItem(UpdateItemRequest.builder()
                 .tableName(table)
                 .key(key(jobId, effect))
                 .updateExpression("SET #state = :done, doneAt = :now REMOVE leaseUntil")
                 .conditionExpression("#owner = :owner")
                 .expressionAttributeNames(Map.of("#state", "state", "#owner", "owner"))
                 .expressionAttributeValues(Map.of(":done", Attrs.s("DONE"), ":now", Attrs.millis(now), ":owner", Attrs.s(owner)))
-                .build());
+                .build()));
     }
 
     @Override

@@ -40,12 +40,16 @@ public final class DynamoLedgerStore implements LedgerStore {
 
     @Override
     public Optional<LedgerRecord> find(String jobId) {
-        Map<String, AttributeValue> item = dynamo.getItem(GetItemRequest.builder()
-                .tableName(table).key(Map.of(KEY, Attrs.s(jobId))).consistentRead(true).build()).item();
+        Map<String, AttributeValue> item = read(jobId);
         if (item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant())) {
             return Optional.empty();
         }
         return Optional.of(decode(item));
+    }
+
+    private Map<String, AttributeValue> read(String jobId) {
+        return Unavailability.read("the ledger", () -> dynamo.getItem(GetItemRequest.builder()
+                .tableName(table).key(Map.of(KEY, Attrs.s(jobId))).consistentRead(true).build()).item());
     }
 
     @Override
@@ -56,6 +60,11 @@ public final class DynamoLedgerStore implements LedgerStore {
         List<String> removes = new ArrayList<>();
         long newVersion = next.version() + 1;
         Map<String, AttributeValue> attrs = encode(next.withVersion(newVersion));
+        // The write's token is a digest of what it writes, so the same write sent again (the SDK
+        // retrying after a lost response, or our caller retrying after an outage) is recognised as
+        // its own when its condition fails, instead of being taken for a conflict.
+        String token = token(attrs);
+        attrs.put(WRITE_TOKEN, Attrs.s(token));
         for (String name : ALL) {
             names.put("#" + name, name);
             AttributeValue v = attrs.get(name);
@@ -77,24 +86,45 @@ public final class DynamoLedgerStore implements LedgerStore {
         }
         String update = "SET " + String.join(", ", sets) + (removes.isEmpty() ? "" : " REMOVE " + String.join(", ", removes));
         try {
-            dynamo.updateItem(UpdateItemRequest.builder()
+            Unavailability.write("the ledger", () -> dynamo.updateItem(UpdateItemRequest.builder()
                     .tableName(table)
                     .key(Map.of(KEY, Attrs.s(next.jobId())))
                     .updateExpression(update)
                     .conditionExpression(condition)
                     .expressionAttributeNames(names)
                     .expressionAttributeValues(values)
-                    .build());
+                    .build()));
         } catch (ConditionalCheckFailedException e) {
-            throw new LedgerConflict(next.jobId(), next.version());
+            Map<String, AttributeValue> stored = read(next.jobId());
+            if (stored == null || !token.equals(Attrs.str(stored, WRITE_TOKEN))) {
+                throw new LedgerConflict(next.jobId(), next.version());
+            }
         }
         return next.withVersion(newVersion);
+    }
+
+    static final String WRITE_TOKEN = "writeToken";
+
+    private static String token(Map<String, AttributeValue> attrs) {
+        java.security.MessageDigest digest;
+        try {
+            digest = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+        new java.util.TreeMap<>(attrs).forEach((k, v) -> {
+            digest.update(k.getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            digest.update((byte) 0);
+            digest.update(v.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
+            digest.update((byte) 0);
+        });
+        return java.util.HexFormat.of().formatHex(digest.digest(), 0, 16);
     }
 
     /** Every attribute besides the key; a null value is removed. */
     private static final List<String> ALL = List.of("tenant", "jobType", "state", "generation", "attempt", "failures",
             "leaseOwner", "leaseUntil", "history", "firstSeen", "updatedAt", "quarantineClass", "quarantineReason",
-            "version", TTL);
+            "version", TTL, WRITE_TOKEN);
 
     static Map<String, AttributeValue> encode(LedgerRecord r) {
         Map<String, AttributeValue> m = new HashMap<>();

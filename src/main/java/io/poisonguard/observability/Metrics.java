@@ -24,7 +24,11 @@ public class Metrics {
         /** Given back unfinished at shutdown: not charged to the job. */
         ABANDONED,
         /** Gave its copy back after waiting too long for the isolation lane. */
-        LANE_BUSY
+        LANE_BUSY,
+        /** Gave its copy back because the ledger did not answer: not charged to the job. */
+        LEDGER_UNAVAILABLE,
+        /** A copy that arrived before its job's retry delay ran out: hidden until then. */
+        DEFERRED_RETRY_DELAY
     }
 
     private final MeterRegistry registry;
@@ -32,6 +36,7 @@ public class Metrics {
     private final AtomicInteger paused = new AtomicInteger();
     private final AtomicInteger systemic = new AtomicInteger();
     private final AtomicInteger stuck = new AtomicInteger();
+    private final AtomicInteger ledgerDown = new AtomicInteger();
     private final DistributionSummary queueAge;
     private final Counter received;
 
@@ -47,6 +52,7 @@ public class Metrics {
         registry.gauge("poison.guard.consumption.paused", paused);
         registry.gauge("poison.guard.systemic.tripped", systemic);
         registry.gauge("poison.guard.stuck.handlers", stuck);
+        registry.gauge("poison.guard.ledger.unavailable", ledgerDown);
         for (FailureClass c : FailureClass.values()) {
             // Registered up front so alert rules see a zero, not an absent series.
             Counter.builder("poison.guard.quarantined").description("Jobs quarantined, by failure class")
@@ -96,6 +102,11 @@ public class Metrics {
     /** 1 while the systemic-failure guard holds consumption. */
     public void systemicTripped(boolean tripped) {
         systemic.set(tripped ? 1 : 0);
+    }
+
+    /** 1 while the ledger does not answer and consumption is paused for it. */
+    public void ledgerUnavailable(boolean down) {
+        ledgerDown.set(down ? 1 : 0);
     }
 
     /** Handler threads that did not stop after their deadline's interrupt. */

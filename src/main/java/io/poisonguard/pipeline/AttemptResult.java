@@ -24,6 +24,10 @@ sealed interface AttemptResult {
     record Crashed(String errorType) implements AttemptResult {
     }
 
+    /** A store the handler needs (the effect records) did not answer: the system's fault, not the job's. */
+    record StoreDown(io.poisonguard.ledger.StoreUnavailable cause) implements AttemptResult {
+    }
+
     /** The worker is shutting down and gave the attempt back unfinished. */
     record Abandoned() implements AttemptResult {
     }

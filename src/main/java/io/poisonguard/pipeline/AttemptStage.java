@@ -11,6 +11,7 @@ import io.poisonguard.handler.Job;
 import io.poisonguard.handler.JobHandler;
 import io.poisonguard.handler.JobHandlers;
 import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.systemic.Signature;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -135,6 +136,11 @@ public class AttemptStage {
     }
 
     private AttemptResult failed(Throwable t) {
+        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+            if (c instanceof StoreUnavailable down) {
+                return new AttemptResult.StoreDown(down);
+            }
+        }
         Failure f = classifier.classify(t);
         return new AttemptResult.Failed(f, new Signature(f.failureClass(), f.errorType(), Classifier.origin(t)));
     }
@@ -175,6 +181,7 @@ public class AttemptStage {
             case AttemptResult.TimedOut t -> "TIMEOUT";
             case AttemptResult.Crashed c -> "CRASH";
             case AttemptResult.Abandoned a -> "abandoned";
+            case AttemptResult.StoreDown d -> "store-unavailable";
         };
     }
 }

@@ -28,14 +28,19 @@ public class ConsumptionGate {
     private final CircuitBreakerMaintenance breakers;
     private final List<String> names;
     private final SystemicGuard guard;
+    private final LedgerGate ledger;
 
-    public ConsumptionGate(CircuitBreakerMaintenance breakers, PoisonGuardConfig config, SystemicGuard guard) {
+    public ConsumptionGate(CircuitBreakerMaintenance breakers, PoisonGuardConfig config, SystemicGuard guard, LedgerGate ledger) {
         this.breakers = breakers;
+        this.ledger = ledger;
         this.guard = guard;
         this.names = config.consumer().pauseOnBreakers().orElse(List.of());
     }
 
     public Admit admit() {
+        if (!ledger.open()) {
+            return Admit.PAUSED;
+        }
         Admit result = switch (guard.admit()) {
             case OPEN -> Admit.OPEN;
             case PROBE -> Admit.PROBE;
@@ -61,6 +66,11 @@ public class ConsumptionGate {
         java.util.Map<String, String> m = new java.util.TreeMap<>();
         names.forEach(n -> m.put(n, breakers.currentState(n).name()));
         return m;
+    }
+
+    /** Whether the ledger answers: {@code UP}, or when it went quiet. */
+    public String ledger() {
+        return ledger.downSince().map(t -> "UNAVAILABLE since " + t).orElse("UP");
     }
 
     /** The systemic-failure guard's state: OPEN, PROBE or PAUSED. */

@@ -69,6 +69,14 @@ public class Heartbeat {
         running.remove(r);
     }
 
+    private java.util.Optional<LedgerRecord> findQuietly(String jobId) {
+        try {
+            return ledger.find(jobId);
+        } catch (RuntimeException e) {
+            return java.util.Optional.empty();
+        }
+    }
+
     public int inFlight() {
         return running.size();
     }
@@ -96,8 +104,14 @@ public class Heartbeat {
                 r.record(ledger.write(r.record().withLease(worker, now.plus(visibility))));
                 r.extendedAt(now);
             } catch (LedgerConflict lost) {
-                running.remove(r);
-                LOG.warnf("Job %s: lease was taken over while attempt %d still runs", r.record().jobId(), r.record().attempt());
+                // An earlier renewal may have landed without an answer: then the record is still ours.
+                java.util.Optional<LedgerRecord> stored = findQuietly(r.record().jobId());
+                if (stored.isPresent() && Ownership.stillRunning(stored.get(), r.record(), worker)) {
+                    r.record(stored.get());
+                } else {
+                    running.remove(r);
+                    LOG.warnf("Job %s: lease was taken over while attempt %d still runs", r.record().jobId(), r.record().attempt());
+                }
             } catch (RuntimeException e) {
                 LOG.warnf("Job %s: lease renewal failed (%s); will retry", r.record().jobId(), e.getClass().getSimpleName());
             } finally {

@@ -13,6 +13,7 @@ import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.observability.Metrics.Outcome;
 import io.poisonguard.tenants.TenantDirectory;
@@ -51,11 +52,13 @@ public class IntakeStage {
     private final IsolationLane lane;
     private final OutcomeStage outcomes;
     private final SystemicGuard guard;
+    private final LedgerGate ledgerGate;
     private final Duration visibility;
 
     public IntakeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Preflight preflight, Decisions decisions, Clock clock,
                        RandomGenerator random, Metrics metrics, @Named("worker-id") String worker, TenantDirectory tenants, IsolationLane lane,
-                       OutcomeStage outcomes, SystemicGuard guard, PoisonGuardConfig config) {
+                       OutcomeStage outcomes, SystemicGuard guard, LedgerGate ledgerGate, PoisonGuardConfig config) {
+        this.ledgerGate = ledgerGate;
         this.ledger = ledger;
         this.source = source;
         this.quarantiner = quarantiner;
@@ -107,6 +110,7 @@ public class IntakeStage {
             }
             IsolationLane.Slot slot = entered.get();
             boolean handedOff = false;
+            LedgerRecord starting = null;
             try {
                 // Read again: taking the lane may have waited for other jobs to finish.
                 Instant now = clock.instant();
@@ -135,6 +139,11 @@ public class IntakeStage {
                         metrics.outcome(Outcome.DEFERRED_ACTIVE_ELSEWHERE, null);
                         LOG.debugf("Job %s is active under %s; this copy waits %s", id.jobId(), active.current().leaseOwner(), active.retryIn());
                     }
+                    case Intake.NotYet wait -> {
+                        source.changeVisibility(m, Decisions.visibilityFor(wait.retryIn(), Duration.between(m.receivedAt(), now)));
+                        metrics.outcome(Outcome.DEFERRED_RETRY_DELAY, null);
+                        LOG.debugf("Job %s waits on its ladder; this copy comes back in %s", id.jobId(), wait.retryIn());
+                    }
                     case Intake.AlreadyQuarantined q -> quarantiner.complete(q.current(), m, verdict.diagnostics());
                     case Intake.Decided decided -> {
                         LedgerRecord written = ledger.write(decided.disposition().next());
@@ -150,6 +159,7 @@ public class IntakeStage {
                         outcomes.apply(written, decided.disposition(), m, verdict);
                     }
                     case Intake.Run run -> {
+                        starting = run.next();
                         LedgerRecord written = ledger.write(run.next());
                         countCrash(crashFound, current);
                         if (slot.alone()) {
@@ -163,6 +173,16 @@ public class IntakeStage {
                 return Optional.empty();
             } catch (LedgerConflict conflict) {
                 LOG.debugf("Job %s: %s; deciding again", id.jobId(), conflict.getMessage());
+            } catch (StoreUnavailable down) {
+                // Nothing can be recorded, so nothing may run: the copy goes back uncounted and
+                // consumption pauses until the ledger answers again.
+                ledgerGate.unavailable(down);
+                if (starting != null && down.outcomeUnknown()) {
+                    ledgerGate.unsettled(starting);
+                }
+                source.changeVisibility(m, visibility);
+                metrics.outcome(Outcome.LEDGER_UNAVAILABLE, null);
+                return Optional.empty();
             } finally {
                 if (!handedOff) {
                     slot.close();

@@ -11,17 +11,20 @@ import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.observability.Metrics.Outcome;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.systemic.Signature;
 import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
+import java.util.Optional;
 import java.util.random.RandomGenerator;
 
 /**
@@ -45,11 +48,19 @@ public class OutcomeStage {
     private final Alerts alerts;
     private final SystemicGuard guard;
     private final Duration keepSucceeded;
+    private final LedgerGate ledgerGate;
+    private final Duration patience;
+    private final Duration visibility;
+    private final String worker;
 
     public OutcomeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Decisions decisions, Clock clock, RandomGenerator random,
                         Metrics metrics, Heartbeat heartbeat, QuarantineStore quarantine, Alerts alerts, SystemicGuard guard,
-                        PoisonGuardConfig config) {
+                        LedgerGate ledgerGate, PoisonGuardConfig config, @Named("worker-id") String worker) {
+        this.worker = worker;
         this.keepSucceeded = config.retention().succeeded();
+        this.ledgerGate = ledgerGate;
+        this.patience = config.ledgerGate().outcomePatience();
+        this.visibility = config.consumer().visibilityTimeout();
         this.ledger = ledger;
         this.source = source;
         this.quarantiner = quarantiner;
@@ -73,19 +84,64 @@ public class OutcomeStage {
             LedgerRecord record = running.record();
             Instant now = clock.instant();
             Disposition d = decide(record, a.result(), now);
-            LedgerRecord written;
+            Optional<LedgerRecord> durable;
             try {
-                written = ledger.write(d.next());
+                durable = record(d.next(), a.message());
             } catch (LedgerConflict lost) {
                 // Our lease ran out and another attempt took the job over: its outcome counts, not ours.
                 metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
                 LOG.warnf("Job %s attempt %d finished after losing its lease; the newer attempt decides", record.jobId(), record.attempt());
                 return;
             }
+            if (durable.isEmpty()) {
+                metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
+                LOG.errorf("Job %s attempt %d: the ledger did not answer for %s; the copy is left to redeliver", record.jobId(),
+                        record.attempt(), patience);
+                return;
+            }
+            LedgerRecord written = durable.get();
             log(written, a.result(), d);
             apply(written, d, a.message(), a.admitted());
         } finally {
             running.lock.unlock();
+        }
+    }
+
+    /**
+     * Makes {@code next} durable. While the ledger does not answer, keeps the message hidden and tries
+     * again as the gate's probes allow, for at most {@code ledger-gate.outcome-patience}: the same
+     * write, so one that landed without an answer is recognised by its token. Empty when patience ran out.
+     */
+    private Optional<LedgerRecord> record(LedgerRecord intended, InboundMessage m) {
+        Instant giveUp = clock.instant().plus(patience);
+        LedgerRecord next = intended;
+        while (true) {
+            try {
+                return Optional.of(ledger.write(next));
+            } catch (LedgerConflict conflict) {
+                // A renewal of our own lease may have landed without an answer (the heartbeat's write
+                // during an outage): if the stored record is still this attempt's, write on top of it.
+                LedgerRecord stored = ledger.find(next.jobId()).orElseThrow(() -> conflict);
+                if (!Ownership.stillRunning(stored, intended, worker) || stored.version() == next.version()) {
+                    throw conflict;
+                }
+                next = intended.withVersion(stored.version());
+            } catch (StoreUnavailable down) {
+                ledgerGate.unavailable(down);
+                if (!clock.instant().isBefore(giveUp)) {
+                    return Optional.empty();
+                }
+                keepHidden(m);
+                ledgerGate.awaitOpen(ledgerGate.probeInterval().multipliedBy(2));
+            }
+        }
+    }
+
+    private void keepHidden(InboundMessage m) {
+        try {
+            source.changeVisibility(m, visibility);
+        } catch (RuntimeException e) {
+            LOG.debugf("Message %s: could not extend its visibility (%s)", m.messageId(), e.getClass().getSimpleName());
         }
     }
 
@@ -101,6 +157,11 @@ public class OutcomeStage {
             case AttemptResult.Crashed c -> decisions.crashed(record, c.errorType(), now, random);
             case AttemptResult.Abandoned a ->
                     decisions.released(record, AttemptOutcome.ABANDONED, "the worker shut down before the attempt finished", Duration.ZERO, now);
+            case AttemptResult.StoreDown down -> {
+                ledgerGate.unavailable(down.cause());
+                yield decisions.released(record, AttemptOutcome.ABANDONED, "a store the handler needs did not answer",
+                        ledgerGate.probeInterval(), now);
+            }
         };
     }
 
@@ -130,6 +191,8 @@ public class OutcomeStage {
                     written.attempt(), c.errorType());
             case AttemptResult.Abandoned a -> LOG.infof("Job %s attempt %d abandoned at shutdown; not counted, the message is visible again",
                     written.jobId(), written.attempt());
+            case AttemptResult.StoreDown down -> LOG.infof("Job %s attempt %d given back uncounted: %s", written.jobId(), written.attempt(),
+                    down.cause().getMessage());
             case AttemptResult.Succeeded s -> {
             }
         }

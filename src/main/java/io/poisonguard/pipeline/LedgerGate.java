@@ -1,0 +1,144 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.disposition.Decisions;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
+import io.poisonguard.observability.Metrics;
+import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Named;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Iterator;
+import java.util.Optional;
+import java.util.Queue;
+import java.util.concurrent.ConcurrentLinkedQueue;
+
+/**
+ * The ledger-health gate. When the ledger (DynamoDB) stops answering, no attempt can be recorded
+ * before its handler runs (invariant 1), so consumption pauses, as it does for an open breaker:
+ * copies in flight go back uncounted and nothing cycles toward SQS's redrive backstop. Every probe
+ * interval one cheap read probes the store; when it answers, attempts whose start write had an
+ * unknown outcome are released (uncounted) and consumption resumes.
+ */
+@ApplicationScoped
+public class LedgerGate {
+    private static final Logger LOG = Logger.getLogger(LedgerGate.class);
+    /** The key the probe reads: any answer, item or not, proves the table answers. */
+    static final String PROBE_KEY = "poison-guard:ledger-probe";
+    private static final Duration WAIT_STEP = Duration.ofMillis(200);
+
+    private final LedgerStore ledger;
+    private final Decisions decisions;
+    private final Clock clock;
+    private final Metrics metrics;
+    private final String worker;
+    private final Duration probeInterval;
+    private final Queue<LedgerRecord> unsettled = new ConcurrentLinkedQueue<>();
+    private Instant downSince;
+    private Instant nextProbe;
+
+    public LedgerGate(LedgerStore ledger, Decisions decisions, Clock clock, Metrics metrics, @Named("worker-id") String worker,
+                      PoisonGuardConfig config) {
+        this.ledger = ledger;
+        this.decisions = decisions;
+        this.clock = clock;
+        this.metrics = metrics;
+        this.worker = worker;
+        this.probeInterval = config.ledgerGate().probeInterval();
+    }
+
+    /** A store call failed for want of an answer: pause consumption until a probe succeeds. */
+    public synchronized void unavailable(StoreUnavailable e) {
+        if (downSince == null) {
+            downSince = clock.instant();
+            nextProbe = downSince.plus(probeInterval);
+            metrics.ledgerUnavailable(true);
+            LOG.warnf("The ledger does not answer (%s); consumption pauses, nothing is charged to the jobs in flight", e.getMessage());
+        }
+    }
+
+    /**
+     * An attempt's start was written but no answer came back: if it landed, its handler never ran.
+     * Released (uncounted) once the ledger answers again, before consumption resumes.
+     */
+    void unsettled(LedgerRecord intendedStart) {
+        unsettled.add(intendedStart);
+    }
+
+    /** When the ledger went quiet, if it is. */
+    public synchronized Optional<Instant> downSince() {
+        return Optional.ofNullable(downSince);
+    }
+
+    /** Whether consumption may go on; while paused, probes the ledger when a probe is due. */
+    public synchronized boolean open() {
+        if (downSince == null) {
+            return true;
+        }
+        Instant now = clock.instant();
+        if (now.isBefore(nextProbe)) {
+            return false;
+        }
+        try {
+            ledger.find(PROBE_KEY);
+            settle();
+        } catch (StoreUnavailable still) {
+            nextProbe = clock.instant().plus(probeInterval);
+            return false;
+        }
+        LOG.infof("The ledger answers again after %s; consumption resumes", Duration.between(downSince, clock.instant()));
+        downSince = null;
+        nextProbe = null;
+        metrics.ledgerUnavailable(false);
+        return true;
+    }
+
+    /** Waits at most {@code max} for the ledger to answer again (probing as due); true when it does. */
+    boolean awaitOpen(Duration max) {
+        Instant until = clock.instant().plus(max);
+        while (!open()) {
+            if (!clock.instant().isBefore(until)) {
+                return false;
+            }
+            try {
+                Thread.sleep(WAIT_STEP);
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                return false;
+            }
+        }
+        return true;
+    }
+
+    public Duration probeInterval() {
+        return probeInterval;
+    }
+
+    private void settle() {
+        for (Iterator<LedgerRecord> it = unsettled.iterator(); it.hasNext(); ) {
+            LedgerRecord intended = it.next();
+            Optional<LedgerRecord> stored = ledger.find(intended.jobId());
+            boolean landed = stored.map(r -> r.state() == JobState.ACTIVE && r.attempt() == intended.attempt()
+                    && worker.equals(r.leaseOwner()) && r.generation() == intended.generation()).orElse(false);
+            if (landed) {
+                try {
+                    ledger.write(decisions.released(stored.get(), AttemptOutcome.ABANDONED,
+                            "the ledger did not answer when the attempt started; its handler never ran", Duration.ZERO, clock.instant()).next());
+                    LOG.infof("Job %s: attempt %d, started while the ledger was not answering, released uncounted",
+                            intended.jobId(), intended.attempt());
+                } catch (LedgerConflict moved) {
+                    LOG.debugf("Job %s moved on before its unsettled start was released", intended.jobId());
+                }
+            }
+            it.remove();
+        }
+    }
+}

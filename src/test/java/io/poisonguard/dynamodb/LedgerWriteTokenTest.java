@@ -1,0 +1,74 @@
+package io.poisonguard.dynamodb;
+
+import io.poisonguard.config.Names;
+import io.poisonguard.ledger.AttemptEntry;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.testing.EmulatorClients;
+import io.poisonguard.testing.Emulators;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.UUID;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+
+/**
+ * Issue 10, lost responses: a conditional write whose answer was lost is sent again (by the SDK's
+ * retry, or by our own after an outage). The second send fails its own condition; the store must
+ * recognise the write as its own instead of reporting a conflict (a phantom crash, a dropped attempt).
+ */
+class LedgerWriteTokenTest {
+    static DynamoDbClient dynamo;
+    static DynamoLedgerStore ledger;
+
+    @BeforeAll
+    static void table() {
+        Emulators emulators = Emulators.shared();
+        dynamo = EmulatorClients.dynamo(emulators);
+        Names names = new Names("tok" + UUID.randomUUID().toString().substring(0, 6));
+        new TableBootstrap(dynamo, names).ensureTables();
+        ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+    }
+
+    @AfterAll
+    static void close() {
+        dynamo.close();
+    }
+
+    private static LedgerRecord start(String jobId, String worker) {
+        Instant now = Instant.now();
+        return LedgerRecord.fresh(jobId, "acme", "permit-report", 1, now).withAttempt(1).moveTo(JobState.ACTIVE, now)
+                .withEntry(AttemptEntry.started(1, 1, now, worker), 10).withLease(worker, now.plusSeconds(60));
+    }
+
+    @Test
+    void theSameWriteSentAgainIsRecognisedAsItsOwn() {
+        LedgerRecord first = start("job-a", "w1");
+        LedgerRecord written = ledger.write(first);
+        assertEquals(written, ledger.write(first), "a resend of a write that landed is a success, not a conflict");
+        assertEquals(1, ledger.find("job-a").orElseThrow().version());
+    }
+
+    @Test
+    void anotherWritersWriteOnTheSameVersionIsStillAConflict() {
+        ledger.write(start("job-b", "w1"));
+        assertThrows(LedgerConflict.class, () -> ledger.write(start("job-b", "w2")));
+        assertEquals("w1", ledger.find("job-b").orElseThrow().leaseOwner());
+    }
+
+    @Test
+    void aResendOfAnUpdateIsRecognisedToo() {
+        LedgerRecord created = ledger.write(start("job-c", "w1"));
+        LedgerRecord renewal = created.withLease("w1", created.leaseUntil().plusSeconds(30));
+        LedgerRecord renewed = ledger.write(renewal);
+        assertEquals(renewed, ledger.write(renewal), "the heartbeat's renewal sent twice");
+        assertEquals(2, ledger.find("job-c").orElseThrow().version());
+    }
+}
