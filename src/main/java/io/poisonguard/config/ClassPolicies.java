@@ -37,7 +37,10 @@ public final class ClassPolicies {
         }
         Optional<Duration> cutoff = s.cutoff();
         cutoff.ifPresent(d -> require(!d.isNegative() && !d.isZero(), Settings.classKey(c, "cutoff"), "must be positive"));
-        return new ClassPolicy(s.maxAttempts(), ladder, cutoff);
+        s.maxElapsed().ifPresent(d -> require(!d.isNegative() && !d.isZero(), Settings.classKey(c, "max-elapsed"), "must be positive"));
+        cutoff.ifPresent(cut -> s.maxElapsed().ifPresent(d -> require(d.compareTo(cut) <= 0, Settings.classKey(c, "max-elapsed"),
+                "must not exceed " + Settings.classKey(c, "cutoff") + ", which quarantines first")));
+        return new ClassPolicy(s.maxAttempts(), ladder, cutoff, s.maxElapsed());
     }
 
     private static void require(boolean ok, String key, String why) {

@@ -326,5 +326,11 @@ public interface PoisonGuardConfig {
 
         /** Quarantine instead of retrying once this long has passed since the job was first seen. */
         Optional<Duration> cutoff();
+
+        /**
+         * A budget in time as well as count: reaching {@code max-attempts} quarantines only once this
+         * long has passed since the job was first seen; until then the job keeps retrying on its ladder.
+         */
+        Optional<Duration> maxElapsed();
     }
 }

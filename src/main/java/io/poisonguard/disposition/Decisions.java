@@ -181,7 +181,8 @@ public final class Decisions {
         AttemptEntry ended = running.currentEntry().ended(outcome, c, failure.errorType(), failure.message(), now);
         LedgerRecord counted = running.withCurrentEntry(ended).withFailureCounted(c).withLease(null, null);
         int count = counted.failuresOf(c);
-        if (count >= limits.maxAttempts()) {
+        boolean budgetLeftInTime = limits.maxElapsed().map(d -> now.isBefore(counted.firstSeen().plus(d))).orElse(false);
+        if (count >= limits.maxAttempts() && !budgetLeftInTime) {
             String reason = outcome == AttemptOutcome.REJECTED && limits.maxAttempts() == 1
                     ? "rejected by admission: " + failure.message()
                     : c + " limit reached: " + count + " of " + limits.maxAttempts() + " attempts " + describe(outcome) + lastError(failure);

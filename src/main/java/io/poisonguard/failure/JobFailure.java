@@ -27,7 +27,7 @@ public class JobFailure extends RuntimeException {
     }
 
     public static JobFailure transientFailure(String message) {
-        return new JobFailure(FailureClass.TRANSIENT, message);
+        return new TransientFailure(message);
     }
 
     public static JobFailure throttled(String message) {

@@ -19,8 +19,9 @@ public enum AttemptOutcome {
      */
     ABANDONED,
     /**
-     * Failed while the systemic-failure guard was tripped (many distinct jobs failing the same way):
-     * the system's fault, not the job's, so it counts toward no limit and waits for the guard.
+     * Failed while consumption was stopped for the system's sake: the systemic-failure guard was tripped
+     * (many distinct jobs failing the same way), or a DEPENDENCY_DOWN failure while the dependency's
+     * circuit breaker stops the work. Not the job's fault: counts toward no limit.
      */
     HELD;
 

@@ -68,6 +68,11 @@ public class ConsumptionGate {
         return m;
     }
 
+    /** Whether a watched circuit breaker is open or half-open: a dependency outage stops the work. */
+    public boolean breakerStopsWork() {
+        return names.stream().anyMatch(n -> breakers.currentState(n) != CircuitBreakerState.CLOSED);
+    }
+
     /** Whether the ledger answers: {@code UP}, or when it went quiet. */
     public String ledger() {
         return ledger.downSince().map(t -> "UNAVAILABLE since " + t).orElse("UP");

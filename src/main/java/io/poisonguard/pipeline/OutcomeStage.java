@@ -47,6 +47,7 @@ public class OutcomeStage {
     private final QuarantineStore quarantine;
     private final Alerts alerts;
     private final SystemicGuard guard;
+    private final ConsumptionGate gate;
     private final Duration keepSucceeded;
     private final LedgerGate ledgerGate;
     private final Duration patience;
@@ -55,7 +56,8 @@ public class OutcomeStage {
 
     public OutcomeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Decisions decisions, Clock clock, RandomGenerator random,
                         Metrics metrics, Heartbeat heartbeat, QuarantineStore quarantine, Alerts alerts, SystemicGuard guard,
-                        LedgerGate ledgerGate, PoisonGuardConfig config, @Named("worker-id") String worker) {
+                        LedgerGate ledgerGate, ConsumptionGate gate, PoisonGuardConfig config, @Named("worker-id") String worker) {
+        this.gate = gate;
         this.worker = worker;
         this.keepSucceeded = config.retention().succeeded();
         this.ledgerGate = ledgerGate;
@@ -171,6 +173,12 @@ public class OutcomeStage {
      * it neither extends nor breaks a row of same-signature failures.
      */
     private Disposition charged(LedgerRecord record, Signature signature, Disposition ifCharged, Instant now) {
+        if (signature.failureClass() == FailureClass.DEPENDENCY_DOWN && gate.breakerStopsWork()) {
+            // The breaker already stops consumption for this outage: the job pays nothing for it.
+            Duration wait = decisions.policy().of(FailureClass.DEPENDENCY_DOWN).ladder().delay(1, random);
+            return decisions.released(record, AttemptOutcome.HELD, "the dependency is down and its circuit breaker stops the work",
+                    wait, now);
+        }
         boolean watched = signature.failureClass() != FailureClass.DEPENDENCY_DOWN;
         boolean hold = (watched && guard.holdFailure(signature, record.jobId()))
                 || (ifCharged instanceof Disposition.Quarantine && guard.holdQuarantine(record.jobId()));

@@ -47,6 +47,12 @@ final class Policies {
         return this;
     }
 
+    Policies maxElapsed(FailureClass c, Duration budget) {
+        ClassPolicy old = classes.get(c);
+        classes.put(c, new ClassPolicy(old.maxAttempts(), old.ladder(), old.cutoff(), Optional.of(budget)));
+        return this;
+    }
+
     Policies historySize(int size) {
         this.historySize = size;
         return this;

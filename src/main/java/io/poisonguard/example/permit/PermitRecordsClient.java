@@ -1,6 +1,7 @@
 package io.poisonguard.example.permit;
 
 import io.poisonguard.failure.DependencyDownFailure;
+import io.poisonguard.failure.TransientFailure;
 import io.poisonguard.pacing.Pacer;
 import io.smallrye.faulttolerance.api.CircuitBreakerName;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -27,7 +28,10 @@ public class PermitRecordsClient {
         this.pacer = new Pacer(config.provider().rate());
     }
 
-    @CircuitBreaker(failOn = DependencyDownFailure.class, requestVolumeThreshold = 4, failureRatio = 0.75, delay = 10,
+    // 5xx answers and timeouts count toward the breaker as well as outright unavailability: a storm of
+    // them is the dependency failing, and the open breaker then pauses consumption for it.
+    @CircuitBreaker(failOn = {DependencyDownFailure.class, TransientFailure.class, java.io.IOException.class,
+            java.util.concurrent.TimeoutException.class}, requestVolumeThreshold = 4, failureRatio = 0.75, delay = 10,
             delayUnit = ChronoUnit.SECONDS, successThreshold = 1)
     @CircuitBreakerName(BREAKER)
     public String standing(String tenant, String permitId) throws InterruptedException {
