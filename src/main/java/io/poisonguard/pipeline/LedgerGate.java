@@ -20,6 +20,7 @@ import java.util.Iterator;
 import java.util.Optional;
 import java.util.Queue;
 import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.locks.ReentrantLock;
 
 /**
  * The ledger-health gate. When the ledger (DynamoDB) stops answering, no attempt can be recorded
@@ -42,8 +43,10 @@ public class LedgerGate {
     private final String worker;
     private final Duration probeInterval;
     private final Queue<LedgerRecord> unsettled = new ConcurrentLinkedQueue<>();
-    private Instant downSince;
-    private Instant nextProbe;
+    /** Held by the one caller that probes; others do not wait behind a probe that may take seconds. */
+    private final ReentrantLock probing = new ReentrantLock();
+    private volatile Instant downSince;
+    private volatile Instant nextProbe;
 
     public LedgerGate(LedgerStore ledger, Decisions decisions, Clock clock, Metrics metrics, @Named("worker-id") String worker,
                       PoisonGuardConfig config) {
@@ -74,17 +77,21 @@ public class LedgerGate {
     }
 
     /** When the ledger went quiet, if it is. */
-    public synchronized Optional<Instant> downSince() {
+    public Optional<Instant> downSince() {
         return Optional.ofNullable(downSince);
     }
 
-    /** Whether consumption may go on; while paused, probes the ledger when a probe is due. */
-    public synchronized boolean open() {
-        if (downSince == null) {
+    /**
+     * Whether consumption may go on. While paused, the first caller after the probe interval probes
+     * the ledger (one read); callers meanwhile get "paused" at once instead of waiting on the probe.
+     */
+    public boolean open() {
+        Instant since = downSince;
+        if (since == null) {
             return true;
         }
-        Instant now = clock.instant();
-        if (now.isBefore(nextProbe)) {
+        Instant due = nextProbe;
+        if ((due != null && clock.instant().isBefore(due)) || !probing.tryLock()) {
             return false;
         }
         try {
@@ -93,11 +100,17 @@ public class LedgerGate {
         } catch (StoreUnavailable still) {
             nextProbe = clock.instant().plus(probeInterval);
             return false;
+        } finally {
+            probing.unlock();
         }
-        LOG.infof("The ledger answers again after %s; consumption resumes", Duration.between(downSince, clock.instant()));
-        downSince = null;
-        nextProbe = null;
-        metrics.ledgerUnavailable(false);
+        synchronized (this) {
+            if (downSince != null) {
+                LOG.infof("The ledger answers again after %s; consumption resumes", Duration.between(downSince, clock.instant()));
+            }
+            downSince = null;
+            nextProbe = null;
+            metrics.ledgerUnavailable(false);
+        }
         return true;
     }
 
