@@ -75,6 +75,42 @@ public final class Emulators implements AutoCloseable {
                 "quarkus.dynamodb.aws.credentials.static-provider.secret-access-key", "local");
     }
 
+    /**
+     * Freezes DynamoDB: SIGSTOP to dynalite's Node.js process. Connections stay open and requests
+     * hang, as in a brown-out or a network partition, until {@link #thawDynamo()}.
+     */
+    public void freezeDynamo() {
+        signalDynalite("STOP");
+    }
+
+    /** Resumes a frozen dynalite (SIGCONT); requests that waited are then answered. */
+    public void thawDynamo() {
+        signalDynalite("CONT");
+    }
+
+    /** The process id of dynalite's Node.js process (a child of this JVM). */
+    public long dynalitePid() {
+        return dynalite.pid();
+    }
+
+    private void signalDynalite(String signal) {
+        if (!dynalite.isAlive()) {
+            throw new IllegalStateException("dynalite is not running");
+        }
+        try {
+            Process kill = new ProcessBuilder("kill", "-" + signal, Long.toString(dynalite.pid())).redirectErrorStream(true).start();
+            String out = new String(kill.getInputStream().readAllBytes(), java.nio.charset.StandardCharsets.UTF_8).trim();
+            if (kill.waitFor() != 0) {
+                throw new IllegalStateException("kill -" + signal + " " + dynalite.pid() + " failed: " + out);
+            }
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while signalling dynalite", e);
+        }
+    }
+
     private static Process startDynalite(int port) {
         Path dir = Path.of(System.getProperty("emulators.dir", "infra/local"));
         Path cli = dir.resolve("node_modules/dynalite/cli.js");
@@ -122,6 +158,14 @@ public final class Emulators implements AutoCloseable {
 
     @Override
     public void close() {
+        if (dynalite.isAlive()) {
+            try {
+                // A stopped process would not act on SIGTERM until it is continued.
+                signalDynalite("CONT");
+            } catch (RuntimeException e) {
+                System.err.println("could not continue dynalite before stopping it: " + e.getMessage());
+            }
+        }
         dynalite.destroy();
         sqs.stopAndWait();
     }

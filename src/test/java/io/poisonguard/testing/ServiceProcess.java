@@ -1,28 +1,29 @@
-package io.poisonguard.crash;
-
-import io.poisonguard.testing.Emulators;
+package io.poisonguard.testing;
 
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The packaged service (target/quarkus-app/quarkus-run.jar) running as a real child JVM against the
- * test's emulators, so crash tests can kill it for real.
+ * test's emulators, so crash and chaos tests can kill it for real. One instance stands for one worker
+ * slot: {@link #start()} again after it died starts the next incarnation, with its own log file.
  */
-final class ServiceProcess {
+public final class ServiceProcess {
     private final Map<String, String> config;
     private final Path logDir;
     private final String name;
     private Process process;
     private int starts;
 
-    ServiceProcess(String name, Emulators emulators, Map<String, String> overrides, Path logDir) {
+    public ServiceProcess(String name, Emulators emulators, Map<String, String> overrides, Path logDir) {
         this.name = name;
         this.logDir = logDir;
         this.config = new TreeMap<>(emulators.clientConfig());
@@ -36,8 +37,8 @@ final class ServiceProcess {
      * Settings every crash test's service shares: its own prefix, short waits and leases, and fast
      * crash ladders, so a death is noticed and retried within seconds.
      */
-    static Map<String, String> fastCrashSettings(String prefix, int concurrency) {
-        Map<String, String> o = new java.util.HashMap<>();
+    public static Map<String, String> fastCrashSettings(String prefix, int concurrency) {
+        Map<String, String> o = new HashMap<>();
         o.put("poison-guard.prefix", prefix);
         o.put("poison-guard.consumer.concurrency", Integer.toString(concurrency));
         o.put("poison-guard.consumer.receive-wait", "1s");
@@ -50,7 +51,7 @@ final class ServiceProcess {
         return o;
     }
 
-    static Path jar() {
+    public static Path jar() {
         String jar = System.getProperty("app.jar", "target/quarkus-app/quarkus-run.jar");
         Path p = Path.of(jar);
         if (!p.toFile().isFile()) {
@@ -59,10 +60,18 @@ final class ServiceProcess {
         return p;
     }
 
-    void start() {
+    public String name() {
+        return name;
+    }
+
+    public void start() {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
+        // A JVM that ran out of memory is in an unknown state (any thread may have lost its work
+        // half-way, finally blocks may not have run): it must not keep consuming. Exiting lets its
+        // lease expire, so the job in flight is charged a crash, and the orchestrator restarts the worker.
+        cmd.add("-XX:+ExitOnOutOfMemoryError");
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-jar");
         cmd.add(jar().toString());
@@ -75,28 +84,38 @@ final class ServiceProcess {
         }
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process != null && process.isAlive();
     }
 
-    int exitCode() {
+    public int exitCode() {
         return process.exitValue();
     }
 
-    int starts() {
+    /** The operating-system process id of the current (or last) incarnation. */
+    public long pid() {
+        return process.pid();
+    }
+
+    public int starts() {
         return starts;
     }
 
+    /** The log file of the current (or last) incarnation. */
+    public Path log() {
+        return logDir.resolve(name + "-" + starts + ".log");
+    }
+
     /** SIGKILL on Linux: no shutdown hook, no finally block, nothing gets to run. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
     }
 
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         if (process != null && process.isAlive()) {
             process.destroy();
-            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 kill();
             }
         }
