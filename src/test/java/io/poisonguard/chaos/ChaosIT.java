@@ -41,6 +41,7 @@ class ChaosIT {
 
         assertAll(
                 () -> assertEquals(0, report.lost(), "lost jobs (see " + out + ")"),
+                () -> assertEquals(0, report.unfinished(), "jobs still in progress when the bound ran out (see " + out + ")"),
                 () -> assertEquals(0, report.innocentQuarantines(), "healthy, transient or throttled jobs quarantined (see " + out + ")"),
                 () -> assertEquals(0, report.poisonCompleted(), "poison jobs that completed (see " + out + ")"),
                 () -> assertEquals(0, report.poisonUnquarantined(), "poison jobs not quarantined (see " + out + ")"),

@@ -40,7 +40,8 @@ import java.util.stream.Stream;
  * <ul>
  *   <li><b>completed</b>: the job has at least one completion notice;</li>
  *   <li><b>quarantined</b>: it has a quarantine record or a DLQ copy;</li>
- *   <li><b>lost</b>: neither (whatever its ledger says);</li>
+ *   <li><b>lost</b>: neither, although its ledger says it is done or the run settled;</li>
+ *   <li><b>unfinished</b>: neither, and its ledger says it is still in progress when the bound ran out;</li>
  *   <li><b>innocent quarantine</b>: a healthy, transient or throttled job quarantined;</li>
  *   <li><b>poison completed</b>: a poison, hang or crash job that got a notice;</li>
  *   <li><b>partial quarantine</b>: a quarantine record without its DLQ copy or the reverse.</li>
@@ -52,13 +53,14 @@ public final class ChaosReport {
     private static final int LIST_AT_MOST = 15;
 
     /** One kind's line of the table. */
-    record Row(int sent, int completed, int duplicates, int quarantined, int lost, Map<String, Integer> classes) {
+    record Row(int sent, int completed, int duplicates, int quarantined, int lost, int unfinished, Map<String, Integer> classes) {
     }
 
     private final ChaosRun.Outcome outcome;
     private final Map<JobKind, Row> rows;
     private final int duplicates;
     private final List<String> lost;
+    private final List<String> unfinished;
     private final Map<String, String> innocents;
     private final List<String> poisonCompleted;
     private final List<String> poisonUnquarantined;
@@ -70,7 +72,8 @@ public final class ChaosReport {
     private final Instant gapTo;
     private final String details;
 
-    private ChaosReport(ChaosRun.Outcome outcome, Map<JobKind, Row> rows, int duplicates, List<String> lost, Map<String, String> innocents,
+    private ChaosReport(ChaosRun.Outcome outcome, Map<JobKind, Row> rows, int duplicates, List<String> lost, List<String> unfinished,
+                        Map<String, String> innocents,
                         List<String> poisonCompleted, List<String> poisonUnquarantined, List<String> partial,
                         Map<String, String> unexpectedClasses, Set<String> unknownNotices, Duration longestGap, Instant gapFrom,
                         Instant gapTo, String details) {
@@ -78,6 +81,7 @@ public final class ChaosReport {
         this.rows = rows;
         this.duplicates = duplicates;
         this.lost = lost;
+        this.unfinished = unfinished;
         this.innocents = innocents;
         this.poisonCompleted = poisonCompleted;
         this.poisonUnquarantined = poisonUnquarantined;
@@ -117,6 +121,7 @@ public final class ChaosReport {
         Map<JobKind, Row> rows = new EnumMap<>(JobKind.class);
         int duplicates = 0;
         List<String> lost = new ArrayList<>();
+        List<String> unfinished = new ArrayList<>();
         Map<String, String> innocents = new TreeMap<>();
         List<String> poisonCompleted = new ArrayList<>();
         List<String> poisonUnquarantined = new ArrayList<>();
@@ -130,6 +135,7 @@ public final class ChaosReport {
             int dup = 0;
             int quarantined = 0;
             int lostOfKind = 0;
+            int unfinishedOfKind = 0;
             Map<String, Integer> classes = new TreeMap<>();
             for (ChaosRun.Job j : ofKind) {
                 String id = j.id();
@@ -158,9 +164,18 @@ public final class ChaosReport {
                     }
                 }
                 if (n == 0 && !record && !dlq) {
-                    lostOfKind++;
                     Map<String, String> l = ledger.get(id);
-                    lost.add(id + " (ledger " + (l == null ? "none" : l.get("state") + ", attempt " + l.get("attempt")) + ")");
+                    String state = l == null ? null : l.get("state");
+                    String where = id + " (ledger " + (l == null ? "none" : state + ", attempt " + l.get("attempt")) + ")";
+                    // A job still in progress when the bound ran out is unfinished; one whose ledger says it is done
+                    // (or any, once the run settled with an empty queue) and that left no outcome is lost.
+                    if (o.settled() || "SUCCEEDED".equals(state) || "QUARANTINED".equals(state)) {
+                        lostOfKind++;
+                        lost.add(where);
+                    } else {
+                        unfinishedOfKind++;
+                        unfinished.add(where);
+                    }
                 }
                 if (kind.poison() && n > 0) {
                     poisonCompleted.add(id);
@@ -170,7 +185,7 @@ public final class ChaosReport {
                 }
             }
             duplicates += dup;
-            rows.put(kind, new Row(ofKind.size(), completed, dup, quarantined, lostOfKind, classes));
+            rows.put(kind, new Row(ofKind.size(), completed, dup, quarantined, lostOfKind, unfinishedOfKind, classes));
         }
         Set<String> unknown = noticeCount.keySet().stream().filter(id -> !sentIds.contains(id)).collect(Collectors.toCollection(java.util.TreeSet::new));
 
@@ -190,16 +205,20 @@ public final class ChaosReport {
         }
 
         Set<String> problemIds = new java.util.TreeSet<>();
-        Stream.of(lost.stream(), innocents.keySet().stream(), poisonCompleted.stream(), poisonUnquarantined.stream(), partial.stream(),
+        Stream.of(lost.stream(), unfinished.stream(), innocents.keySet().stream(), poisonCompleted.stream(), poisonUnquarantined.stream(), partial.stream(),
                         unexpected.keySet().stream())
                 .flatMap(s -> s).map(s -> s.split(" ")[0]).forEach(problemIds::add);
         String details = details(o, dynamo, problemIds);
-        return new ChaosReport(o, rows, duplicates, lost, innocents, poisonCompleted, poisonUnquarantined, partial, unexpected, unknown,
+        return new ChaosReport(o, rows, duplicates, lost, unfinished, innocents, poisonCompleted, poisonUnquarantined, partial, unexpected, unknown,
                 Duration.ofMillis(best), Instant.ofEpochMilli(bestFrom), Instant.ofEpochMilli(bestTo), details);
     }
 
     public int lost() {
         return lost.size();
+    }
+
+    public int unfinished() {
+        return unfinished.size();
     }
 
     public int duplicates() {
@@ -235,6 +254,9 @@ public final class ChaosReport {
         if (!lost.isEmpty()) {
             f.add("lost=" + lost.size());
         }
+        if (!unfinished.isEmpty()) {
+            f.add("unfinished=" + unfinished.size());
+        }
         if (!innocents.isEmpty()) {
             f.add("innocent-quarantines=" + innocents.size());
         }
@@ -254,7 +276,7 @@ public final class ChaosReport {
     }
 
     public String verdict() {
-        String counts = "lost=" + lost.size() + " duplicates=" + duplicates + " innocent-quarantines=" + innocents.size()
+        String counts = "lost=" + lost.size() + " unfinished=" + unfinished.size() + " duplicates=" + duplicates + " innocent-quarantines=" + innocents.size()
                 + " poison-completed=" + poisonCompleted.size() + " poison-not-quarantined=" + poisonUnquarantined.size()
                 + " partial-quarantines=" + partial.size() + " settled=" + (outcome.settled() ? "yes" : "no")
                 + " jobs=" + outcome.jobs().size() + " kills=" + outcome.kills() + " self-exits=" + outcome.selfExits()
@@ -268,12 +290,13 @@ public final class ChaosReport {
         ChaosSettings s = outcome.settings();
         StringBuilder b = new StringBuilder();
         b.append("chaos run ").append(outcome.names().prefix()).append(": ").append(s.describe()).append('\n');
-        b.append(String.format(Locale.ROOT, "%-16s %6s %10s %12s %12s %6s  %s%n", "kind", "sent", "completed", "dup-notices", "quarantined",
-                "lost", "quarantine classes seen (expected)"));
+        b.append(String.format(Locale.ROOT, "%-16s %6s %10s %12s %12s %6s %11s  %s%n", "kind", "sent", "completed", "dup-notices", "quarantined",
+                "lost", "unfinished", "quarantine classes seen (expected)"));
         int sent = 0;
         int completed = 0;
         int quarantined = 0;
         int lostTotal = 0;
+        int unfinishedTotal = 0;
         for (Map.Entry<JobKind, Row> e : rows.entrySet()) {
             JobKind k = e.getKey();
             Row r = e.getValue();
@@ -284,18 +307,21 @@ public final class ChaosReport {
             completed += r.completed();
             quarantined += r.quarantined();
             lostTotal += r.lost();
+            unfinishedTotal += r.unfinished();
             String label = k == JobKind.CRASH ? "crash (" + s.crashFault() + ")" : k.label();
             String classes = r.classes().isEmpty() ? "-" : r.classes().entrySet().stream().map(c -> c.getKey() + " x" + c.getValue())
                     .collect(Collectors.joining(", "));
             String expected = k.poison() ? " (" + String.join(" or ", new java.util.TreeSet<>(k.expectedClasses())) + ")" : " (none)";
-            b.append(String.format(Locale.ROOT, "%-16s %6d %10d %12d %12d %6d  %s%s%n", label, r.sent(), r.completed(), r.duplicates(),
-                    r.quarantined(), r.lost(), classes, expected));
+            b.append(String.format(Locale.ROOT, "%-16s %6d %10d %12d %12d %6d %11d  %s%s%n", label, r.sent(), r.completed(), r.duplicates(),
+                    r.quarantined(), r.lost(), r.unfinished(), classes, expected));
         }
-        b.append(String.format(Locale.ROOT, "%-16s %6d %10d %12d %12d %6d%n", "total", sent, completed, duplicates, quarantined, lostTotal));
+        b.append(String.format(Locale.ROOT, "%-16s %6d %10d %12d %12d %6d %11d%n", "total", sent, completed, duplicates, quarantined, lostTotal,
+                unfinishedTotal));
         b.append('\n');
         line(b, "completed (unique notices)", Integer.toString(completed));
         line(b, "duplicate notices", duplicates + " (reported, not a failure: notices are not exactly-once yet)");
         line(b, "lost (no notice, no quarantine)", count(lost));
+        line(b, "unfinished (still in progress at the bound)", count(unfinished));
         line(b, "innocent quarantines", count(innocents.entrySet().stream().map(e -> e.getKey() + " as " + e.getValue()).toList()));
         line(b, "poison completed", count(poisonCompleted));
         line(b, "poison not quarantined", count(poisonUnquarantined));

@@ -1,11 +1,13 @@
 package io.poisonguard.chaos;
 
 import io.poisonguard.config.Names;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.ServiceProcess;
 import org.awaitility.core.ConditionTimeoutException;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
@@ -45,8 +47,11 @@ import static org.awaitility.Awaitility.await;
  * stops the workers and hands what it saw to {@link ChaosReport#reconcile}.
  */
 public final class ChaosRun {
-    /** One job of the workload. */
-    public record Job(String id, JobKind kind, String permitId) {
+    /**
+     * One job of the workload. {@code home} is the worker slot (1..N) that carries a counted fault
+     * (transient, throttled), 0 for the others.
+     */
+    public record Job(String id, JobKind kind, String permitId, int home) {
     }
 
     /** What the run did and saw, before reconciliation. */
@@ -72,6 +77,8 @@ public final class ChaosRun {
     private final AtomicReference<Instant> freezeStart = new AtomicReference<>();
     private final AtomicReference<Instant> freezeEnd = new AtomicReference<>();
     private final ConcurrentLinkedQueue<String> events = new ConcurrentLinkedQueue<>();
+    private final List<Job> jobs;
+    private final DynamoDbClient budgetReader;
     private volatile Instant firstSend;
 
     public ChaosRun(ChaosSettings settings, Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, Path logDir) {
@@ -83,6 +90,8 @@ public final class ChaosRun {
         this.names = new Names("chaos" + UUID.randomUUID().toString().substring(0, 6));
         this.queues = new Queues(sqs, names);
         this.random = new Random(settings.seed());
+        this.jobs = workload();
+        this.budgetReader = EmulatorClients.dynamo(emulators, Duration.ofSeconds(2));
     }
 
     public Names names() {
@@ -102,11 +111,36 @@ public final class ChaosRun {
         return List.copyOf(jobs);
     }
 
-    private static void add(List<Job> jobs, JobKind kind, String label, int n) {
+    private void add(List<Job> jobs, JobKind kind, String label, int n) {
         for (int i = 1; i <= n; i++) {
             String id = label + "-" + i;
-            jobs.add(new Job(id, kind, "P-" + id));
+            jobs.add(new Job(id, kind, "P-" + id, budget(kind) > 0 ? 1 + (i - 1) % s.workers() : 0));
         }
+    }
+
+    /**
+     * How many provider failures a counted-fault job is meant to see in all: transient fails twice
+     * (503), throttled once (429). The simulated provider counts calls per JVM, so scripting
+     * {@code fail:2} on every worker would let a job fail twice on each of them and again on every
+     * restarted JVM (under kills every few seconds that is nearly every attempt, and such a job
+     * ends quarantined TRANSIENT for the simulator's sake). So the fault lives on the job's home
+     * worker only, and each restart of that worker gets what is left of the budget, counted from
+     * the failures of that class its ledger item has recorded.
+     */
+    private static int budget(JobKind kind) {
+        return switch (kind) {
+            case TRANSIENT -> 2;
+            case THROTTLED -> 1;
+            default -> 0;
+        };
+    }
+
+    private static String counted(JobKind kind, int n) {
+        return (kind == JobKind.TRANSIENT ? "fail:" : "throttle:") + n;
+    }
+
+    private static String faultKey(Job j) {
+        return "poison-guard.example.provider.faults." + j.permitId();
     }
 
     /** Worker settings: fast crash detection, its own prefix and worker id, and the scripted faults of the workload. */
@@ -118,14 +152,13 @@ public final class ChaosRun {
         }
         for (Job j : jobs) {
             String fault = switch (j.kind()) {
-                case TRANSIENT -> "fail:2";
-                case THROTTLED -> "throttle:1";
+                case TRANSIENT, THROTTLED -> j.home() == worker ? counted(j.kind(), budget(j.kind())) : null;
                 case CRASH -> s.crashFault();
                 case HANG -> s.hangFault();
                 case HEALTHY, POISON -> null;
             };
             if (fault != null) {
-                o.put("poison-guard.example.provider.faults." + j.permitId(), fault);
+                o.put(faultKey(j), fault);
             }
         }
         return o;
@@ -134,7 +167,6 @@ public final class ChaosRun {
     public Outcome run() throws Exception {
         Instant started = Instant.now();
         Files.createDirectories(logDir);
-        List<Job> jobs = workload();
         event("run " + names.prefix() + ": " + s.describe());
         List<ServiceProcess> workers = new ArrayList<>();
         for (int i = 1; i <= s.workers(); i++) {
@@ -150,12 +182,20 @@ public final class ChaosRun {
             // The first worker creates the queues and tables; the others start once they exist.
             workers.get(0).start();
             event("started " + workers.get(0).name() + " pid " + workers.get(0).pid());
-            await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).ignoreExceptions().until(() ->
-                    queues.url(names.jobsQueue()) != null && queues.url(names.noticesQueue()) != null
-                            && queues.url(names.deadLetterQueue()) != null
-                            && dynamo.describeTable(b -> b.tableName(names.ledgerTable())) != null
-                            && dynamo.describeTable(b -> b.tableName(names.quarantineTable())) != null
-                            && dynamo.describeTable(b -> b.tableName(names.effectsTable())) != null);
+            ServiceProcess first = workers.get(0);
+            try {
+                await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(500)).ignoreExceptions()
+                        .failFast("the first worker exited during startup", () -> !first.alive())
+                        .until(() -> queues.url(names.jobsQueue()) != null && queues.url(names.noticesQueue()) != null
+                                && queues.url(names.deadLetterQueue()) != null
+                                && dynamo.describeTable(b -> b.tableName(names.ledgerTable())) != null
+                                && dynamo.describeTable(b -> b.tableName(names.quarantineTable())) != null
+                                && dynamo.describeTable(b -> b.tableName(names.effectsTable())) != null);
+            } catch (RuntimeException e) {
+                String log = Files.exists(first.log()) ? String.join("\n", Files.readAllLines(first.log()).stream().limit(30).toList()) : "(no log)";
+                throw new IllegalStateException("the first worker did not create the queues and tables (" + e.getMessage() + "); its log "
+                        + first.log() + " begins:\n" + log, e);
+            }
             for (ServiceProcess w : workers.subList(1, workers.size())) {
                 w.start();
                 event("started " + w.name() + " pid " + w.pid());
@@ -217,6 +257,7 @@ public final class ChaosRun {
                 thaw();
             }
             stopAll(workers);
+            budgetReader.close();
             writeEvents();
         }
         int starts = workers.stream().mapToInt(ServiceProcess::starts).sum();
@@ -248,6 +289,47 @@ public final class ChaosRun {
         }
     }
 
+    /**
+     * Starts the next incarnation of a worker slot, with what is left of the counted-fault budget of
+     * the jobs homed on it. A ledger that cannot be read in time (DynamoDB frozen) leaves no budget:
+     * the job then simply sees fewer failures than scripted.
+     */
+    private void restart(List<ServiceProcess> workers, ServiceProcess w) {
+        int slot = workers.indexOf(w) + 1;
+        List<String> budgets = new ArrayList<>();
+        for (Job j : jobs) {
+            if (j.home() != slot) {
+                continue;
+            }
+            int left = 0;
+            try {
+                left = Math.max(0, budget(j.kind()) - failuresRecorded(j));
+            } catch (RuntimeException e) {
+                event("could not read " + j.id() + "'s ledger item before restarting " + w.name() + " (" + e.getClass().getSimpleName()
+                        + "); its fault budget there is spent");
+            }
+            if (left > 0) {
+                w.set(faultKey(j), counted(j.kind(), left));
+                budgets.add(j.id() + "=" + counted(j.kind(), left));
+            } else {
+                w.unset(faultKey(j));
+            }
+        }
+        w.start();
+        event("started " + w.name() + " pid " + w.pid() + (budgets.isEmpty() ? "" : " with faults left " + budgets));
+    }
+
+    private int failuresRecorded(Job j) {
+        String cls = j.kind() == JobKind.TRANSIENT ? "TRANSIENT" : "THROTTLED";
+        Map<String, AttributeValue> item = budgetReader.getItem(b -> b.tableName(names.ledgerTable())
+                .key(Map.of("jobId", AttributeValue.fromS(j.id()))).projectionExpression("failures")).item();
+        if (item == null || !item.containsKey("failures") || !item.get("failures").hasM()) {
+            return 0;
+        }
+        AttributeValue n = item.get("failures").m().get(cls);
+        return n == null ? 0 : Integer.parseInt(n.n());
+    }
+
     /** Runs on the chaos thread only (as does {@link #killOne}), so the two never race on a worker. */
     private void supervise(List<ServiceProcess> workers) {
         for (ServiceProcess w : workers) {
@@ -256,8 +338,7 @@ public final class ChaosRun {
                     int code = w.exitCode();
                     selfExits.merge("exit " + code, 1, Integer::sum);
                     event(w.name() + " pid " + w.pid() + " exited by itself with code " + code + " (log " + w.log().getFileName() + "); restarting");
-                    w.start();
-                    event("started " + w.name() + " pid " + w.pid());
+                    restart(workers, w);
                 }
             } catch (RuntimeException e) {
                 event("supervising " + w.name() + " failed: " + e);
@@ -275,8 +356,7 @@ public final class ChaosRun {
             w.kill();
             kills.incrementAndGet();
             event("SIGKILL " + w.name() + " pid " + pid + " (log " + w.log().getFileName() + "); restarting");
-            w.start();
-            event("started " + w.name() + " pid " + w.pid());
+            restart(workers, w);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {

@@ -22,7 +22,8 @@ import java.util.Locale;
  * @param crashFault     {@code oom} (allocates until OutOfMemoryError; the JVM exits) or {@code halt}
  * @param hang           jobs whose provider call hangs ({@code hangFault}); they need a per-attempt deadline
  * @param hangFault      the hang fault, {@code hang:10m}
- * @param attemptDeadline {@code poison-guard.attempt.deadline} on the workers; empty: not set
+ * @param attemptDeadline {@code poison-guard.attempt.deadline} on the workers; empty: not set (the default without
+ *                       hang jobs, since a release without per-attempt deadlines refuses to boot with the key); 2s with them
  * @param settleTimeout  the bound on waiting for every job to reach a terminal outcome, after the last send
  * @param seed           shuffles the workload and picks the workers to kill
  */
@@ -64,7 +65,8 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
                 System.getProperty("chaos.crash-fault", "halt").trim().toLowerCase(Locale.ROOT),
                 integer("chaos.hang", 0),
                 System.getProperty("chaos.hang-fault", "hang:10m"),
-                System.getProperty("chaos.attempt-deadline", "2s").trim(),
+                // Set only with hang jobs (or when asked): a release without the per-attempt deadline refuses the unknown key.
+                System.getProperty("chaos.attempt-deadline", integer("chaos.hang", 0) > 0 ? "2s" : "").trim(),
                 duration("chaos.settle-timeout", (60 + jobs / 10) + "s"),
                 Long.parseLong(System.getProperty("chaos.seed", Long.toString(System.nanoTime() % 100_000))),
                 System.getProperty("chaos.tenant", "tenant-x"));

@@ -60,6 +60,16 @@ public final class ServiceProcess {
         return p;
     }
 
+    /** Sets a system property for the next {@link #start()} (the running incarnation keeps what it started with). */
+    public void set(String key, String value) {
+        config.put(key, value);
+    }
+
+    /** Removes a system property for the next {@link #start()}. */
+    public void unset(String key) {
+        config.remove(key);
+    }
+
     public String name() {
         return name;
     }
