@@ -328,10 +328,11 @@ public final class ChaosReport {
         line(b, "partial quarantines", count(partial));
         line(b, "poison with another class", count(unexpectedClasses.entrySet().stream().map(e -> e.getKey() + " as " + e.getValue()).toList()));
         line(b, "notices for unknown job ids", count(List.copyOf(unknownNotices)));
-        line(b, "worker kills (SIGKILL)", Integer.toString(outcome.kills()));
+        line(b, "worker kills (SIGKILL)", outcome.kills() + (outcome.killsSkipped() == 0 ? ""
+                : " (" + outcome.killsSkipped() + " ticks skipped: no worker had finished booting)"));
         line(b, "worker self-exits", outcome.selfExits() + (outcome.selfExits() == 0 ? "" : " (" + outcome.selfExitsByCode().entrySet().stream()
                 .sorted(Map.Entry.comparingByKey()).map(e -> e.getKey() + " x" + e.getValue()).collect(Collectors.joining(", ")) + ")"));
-        line(b, "worker starts", Integer.toString(outcome.starts()));
+        line(b, "worker starts", outcome.starts() + " (boot times: " + bootTimes(outcome) + ")");
         line(b, "DynamoDB freeze", outcome.freezeStart() == null ? "none"
                 : seconds(Duration.between(outcome.freezeStart(), outcome.freezeEnd() == null ? outcome.finished() : outcome.freezeEnd()))
                 + " (SIGSTOP at " + rel(outcome.freezeStart()) + ", SIGCONT at " + (outcome.freezeEnd() == null ? "never" : rel(outcome.freezeEnd())) + ")");
@@ -347,6 +348,28 @@ public final class ChaosReport {
         }
         b.append(verdict()).append('\n');
         return b.toString();
+    }
+
+    /** Median and longest Quarkus boot of the run's workers, from their logs (a loaded machine shows here). */
+    private static String bootTimes(ChaosRun.Outcome o) {
+        List<Double> secs = new ArrayList<>();
+        Pattern started = Pattern.compile(" started in (\\d+(?:\\.\\d+)?)s");
+        try (Stream<Path> files = Files.list(o.logDir())) {
+            for (Path f : files.filter(f -> f.getFileName().toString().startsWith(o.names().prefix() + "-w")).toList()) {
+                Matcher m = started.matcher(new String(Files.readAllBytes(f), StandardCharsets.ISO_8859_1));
+                if (m.find()) {
+                    secs.add(Double.parseDouble(m.group(1)));
+                }
+            }
+        } catch (IOException e) {
+            return "unreadable: " + e.getMessage();
+        }
+        if (secs.isEmpty()) {
+            return "none finished";
+        }
+        secs.sort(Double::compare);
+        return String.format(Locale.ROOT, "%d finished, median %.1f s, longest %.1f s", secs.size(), secs.get(secs.size() / 2),
+                secs.get(secs.size() - 1));
     }
 
     private static void line(StringBuilder b, String label, String value) {

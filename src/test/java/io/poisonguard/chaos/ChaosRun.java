@@ -56,7 +56,7 @@ public final class ChaosRun {
 
     /** What the run did and saw, before reconciliation. */
     public record Outcome(ChaosSettings settings, Names names, List<Job> jobs, Instant started, Instant firstSend, Instant lastSend,
-                          int kills, Map<String, Integer> selfExitsByCode, int starts, Instant freezeStart, Instant freezeEnd,
+                          int kills, int killsSkipped, Map<String, Integer> selfExitsByCode, int starts, Instant freezeStart, Instant freezeEnd,
                           boolean settled, Instant settledAt, Instant finished, Path logDir) {
         public int selfExits() {
             return selfExitsByCode.values().stream().mapToInt(Integer::intValue).sum();
@@ -73,6 +73,7 @@ public final class ChaosRun {
     private final Random random;
 
     private final AtomicInteger kills = new AtomicInteger();
+    private final AtomicInteger killsSkipped = new AtomicInteger();
     private final Map<String, Integer> selfExits = new ConcurrentHashMap<>();
     private final AtomicReference<Instant> freezeStart = new AtomicReference<>();
     private final AtomicReference<Instant> freezeEnd = new AtomicReference<>();
@@ -261,7 +262,7 @@ public final class ChaosRun {
             writeEvents();
         }
         int starts = workers.stream().mapToInt(ServiceProcess::starts).sum();
-        return new Outcome(s, names, jobs, started, firstSend, lastSend.get(), kills.get(), Map.copyOf(selfExits), starts,
+        return new Outcome(s, names, jobs, started, firstSend, lastSend.get(), kills.get(), killsSkipped.get(), Map.copyOf(selfExits), starts,
                 freezeStart.get(), freezeEnd.get(), settled, settledAt, Instant.now(), logDir);
     }
 
@@ -346,12 +347,20 @@ public final class ChaosRun {
         }
     }
 
+    /**
+     * SIGKILLs a random worker that has finished booting and restarts it. A JVM still booting holds no
+     * job, so killing it tests nothing but the machine's patience; on a loaded machine boots take tens of
+     * seconds, and killing them would starve the whole fleet. With none ready the tick is skipped.
+     */
     private void killOne(List<ServiceProcess> workers) {
-        ServiceProcess w = workers.get(random.nextInt(workers.size()));
+        List<ServiceProcess> ready = workers.stream().filter(ServiceProcess::ready).toList();
+        if (ready.isEmpty()) {
+            killsSkipped.incrementAndGet();
+            event("no worker has finished booting: this kill is skipped");
+            return;
+        }
+        ServiceProcess w = ready.get(random.nextInt(ready.size()));
         try {
-            if (!w.alive()) {
-                return; // it died by itself; supervise() restarts it and counts it as a self-exit
-            }
             long pid = w.pid();
             w.kill();
             kills.incrementAndGet();

@@ -22,6 +22,7 @@ public final class ServiceProcess {
     private final String name;
     private Process process;
     private int starts;
+    private boolean ready;
 
     public ServiceProcess(String name, Emulators emulators, Map<String, String> overrides, Path logDir) {
         this.name = name;
@@ -86,6 +87,7 @@ public final class ServiceProcess {
         cmd.add("-jar");
         cmd.add(jar().toString());
         starts++;
+        ready = false;
         File log = logDir.resolve(name + "-" + starts + ".log").toFile();
         try {
             process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log).start();
@@ -96,6 +98,21 @@ public final class ServiceProcess {
 
     public boolean alive() {
         return process != null && process.isAlive();
+    }
+
+    /**
+     * Whether the current incarnation has finished booting (Quarkus logged that it is listening), read
+     * from its log and remembered until the next start.
+     */
+    public boolean ready() {
+        if (!ready && alive()) {
+            try {
+                ready = java.nio.file.Files.readString(log(), java.nio.charset.StandardCharsets.ISO_8859_1).contains(" Listening on: ");
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return ready && alive();
     }
 
     public int exitCode() {
