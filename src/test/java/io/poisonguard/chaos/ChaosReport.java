@@ -329,7 +329,7 @@ public final class ChaosReport {
         line(b, "poison with another class", count(unexpectedClasses.entrySet().stream().map(e -> e.getKey() + " as " + e.getValue()).toList()));
         line(b, "notices for unknown job ids", count(List.copyOf(unknownNotices)));
         line(b, "worker kills (SIGKILL)", outcome.kills() + (outcome.killsSkipped() == 0 ? ""
-                : " (" + outcome.killsSkipped() + " ticks skipped: no worker had finished booting)"));
+                : " (" + outcome.killsSkipped() + " ticks skipped: a worker was still booting)"));
         line(b, "worker self-exits", outcome.selfExits() + (outcome.selfExits() == 0 ? "" : " (" + outcome.selfExitsByCode().entrySet().stream()
                 .sorted(Map.Entry.comparingByKey()).map(e -> e.getKey() + " x" + e.getValue()).collect(Collectors.joining(", ")) + ")"));
         line(b, "worker starts", outcome.starts() + " (boot times: " + bootTimes(outcome) + ")");

@@ -348,15 +348,16 @@ public final class ChaosRun {
     }
 
     /**
-     * SIGKILLs a random worker that has finished booting and restarts it. A JVM still booting holds no
-     * job, so killing it tests nothing but the machine's patience; on a loaded machine boots take tens of
-     * seconds, and killing them would starve the whole fleet. With none ready the tick is skipped.
+     * SIGKILLs a random worker and restarts it, honouring a disruption budget of one, as an orchestrator
+     * would (a PodDisruptionBudget with maxUnavailable 1): while any worker is still booting (or waiting
+     * to be restarted) the tick is skipped. A JVM still booting holds no job, so killing it tests nothing;
+     * on a loaded machine boots take tens of seconds, and unbounded kills would keep the whole fleet down.
      */
     private void killOne(List<ServiceProcess> workers) {
         List<ServiceProcess> ready = workers.stream().filter(ServiceProcess::ready).toList();
-        if (ready.isEmpty()) {
+        if (ready.size() < workers.size()) {
             killsSkipped.incrementAndGet();
-            event("no worker has finished booting: this kill is skipped");
+            event("kill skipped: " + (workers.size() - ready.size()) + " worker(s) still booting");
             return;
         }
         ServiceProcess w = ready.get(random.nextInt(ready.size()));
