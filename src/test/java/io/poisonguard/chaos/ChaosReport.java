@@ -59,6 +59,7 @@ public final class ChaosReport {
     private final ChaosRun.Outcome outcome;
     private final Map<JobKind, Row> rows;
     private final int duplicates;
+    private final List<String> duplicated;
     private final List<String> lost;
     private final List<String> unfinished;
     private final Map<String, String> innocents;
@@ -72,7 +73,7 @@ public final class ChaosReport {
     private final Instant gapTo;
     private final String details;
 
-    private ChaosReport(ChaosRun.Outcome outcome, Map<JobKind, Row> rows, int duplicates, List<String> lost, List<String> unfinished,
+    private ChaosReport(ChaosRun.Outcome outcome, Map<JobKind, Row> rows, int duplicates, List<String> duplicated, List<String> lost, List<String> unfinished,
                         Map<String, String> innocents,
                         List<String> poisonCompleted, List<String> poisonUnquarantined, List<String> partial,
                         Map<String, String> unexpectedClasses, Set<String> unknownNotices, Duration longestGap, Instant gapFrom,
@@ -80,6 +81,7 @@ public final class ChaosReport {
         this.outcome = outcome;
         this.rows = rows;
         this.duplicates = duplicates;
+        this.duplicated = duplicated;
         this.lost = lost;
         this.unfinished = unfinished;
         this.innocents = innocents;
@@ -209,7 +211,9 @@ public final class ChaosReport {
                         unexpected.keySet().stream())
                 .flatMap(s -> s).map(s -> s.split(" ")[0]).forEach(problemIds::add);
         String details = details(o, dynamo, problemIds);
-        return new ChaosReport(o, rows, duplicates, lost, unfinished, innocents, poisonCompleted, poisonUnquarantined, partial, unexpected, unknown,
+        List<String> duplicated = noticeCount.entrySet().stream().filter(e -> e.getValue() > 1).sorted(Map.Entry.comparingByKey())
+                .map(e -> e.getKey() + " x" + e.getValue()).toList();
+        return new ChaosReport(o, rows, duplicates, duplicated, lost, unfinished, innocents, poisonCompleted, poisonUnquarantined, partial, unexpected, unknown,
                 Duration.ofMillis(best), Instant.ofEpochMilli(bestFrom), Instant.ofEpochMilli(bestTo), details);
     }
 
@@ -279,7 +283,7 @@ public final class ChaosReport {
         String counts = "lost=" + lost.size() + " unfinished=" + unfinished.size() + " duplicates=" + duplicates + " innocent-quarantines=" + innocents.size()
                 + " poison-completed=" + poisonCompleted.size() + " poison-not-quarantined=" + poisonUnquarantined.size()
                 + " partial-quarantines=" + partial.size() + " settled=" + (outcome.settled() ? "yes" : "no")
-                + " jobs=" + outcome.jobs().size() + " kills=" + outcome.kills() + " self-exits=" + outcome.selfExits()
+                + " jobs=" + outcome.jobs().size() + " kills=" + outcome.kills() + " kills-skipped=" + outcome.killsSkipped() + " self-exits=" + outcome.selfExits()
                 + " freeze=" + ChaosSettings.text(outcome.settings().freeze());
         List<String> f = failures();
         return f.isEmpty() ? "VERDICT: PASS " + counts : "VERDICT: FAIL (" + String.join(", ", f) + ") " + counts;
@@ -319,7 +323,8 @@ public final class ChaosReport {
                 unfinishedTotal));
         b.append('\n');
         line(b, "completed (unique notices)", Integer.toString(completed));
-        line(b, "duplicate notices", duplicates + " (reported, not a failure: notices are not exactly-once yet)");
+        line(b, "duplicate notices", duplicates + (duplicated.isEmpty() ? "" : " on " + count(duplicated))
+                + " (reported, not a failure: notices are not exactly-once yet)");
         line(b, "lost (no notice, no quarantine)", count(lost));
         line(b, "unfinished (still in progress at the bound)", count(unfinished));
         line(b, "innocent quarantines", count(innocents.entrySet().stream().map(e -> e.getKey() + " as " + e.getValue()).toList()));

@@ -298,16 +298,21 @@ public final class ChaosRun {
     private void restart(List<ServiceProcess> workers, ServiceProcess w) {
         int slot = workers.indexOf(w) + 1;
         List<String> budgets = new ArrayList<>();
+        boolean reachable = true;
         for (Job j : jobs) {
             if (j.home() != slot) {
                 continue;
             }
             int left = 0;
-            try {
-                left = Math.max(0, budget(j.kind()) - failuresRecorded(j));
-            } catch (RuntimeException e) {
-                event("could not read " + j.id() + "'s ledger item before restarting " + w.name() + " (" + e.getClass().getSimpleName()
-                        + "); its fault budget there is spent");
+            if (reachable) {
+                try {
+                    left = Math.max(0, budget(j.kind()) - failuresRecorded(j));
+                } catch (RuntimeException e) {
+                    // One timeout is enough: the restart does not wait on every other item too.
+                    reachable = false;
+                    event("could not read " + j.id() + "'s ledger item before restarting " + w.name() + " (" + e.getClass().getSimpleName()
+                            + "); the fault budgets of the jobs homed there are spent for this incarnation");
+                }
             }
             if (left > 0) {
                 w.set(faultKey(j), counted(j.kind(), left));
