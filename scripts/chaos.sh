@@ -18,6 +18,7 @@ usage: scripts/chaos.sh [options] [-- maven arguments]
   --jobs N             jobs in the workload                       (CHAOS_JOBS, 2000)
   --send-rate N        jobs sent per second                       (CHAOS_SEND_RATE, 10)
   --kill-every D       SIGKILL a random worker this often, 0: off (CHAOS_KILL_EVERY, 6s)
+  --max-unavailable N  no kill while N workers are down or booting (CHAOS_MAX_UNAVAILABLE, 1)
   --freeze D           freeze DynamoDB once this long, 0: off     (CHAOS_FREEZE, 20s)
   --freeze-at D        when the freeze starts after the first send (CHAOS_FREEZE_AT, 40% of the send window)
   --crash N            jobs that kill their JVM                   (CHAOS_CRASH, jobs/500)
@@ -34,6 +35,7 @@ workers="${CHAOS_WORKERS:-3}"
 jobs="${CHAOS_JOBS:-2000}"
 send_rate="${CHAOS_SEND_RATE:-10}"
 kill_every="${CHAOS_KILL_EVERY:-6s}"
+max_unavailable="${CHAOS_MAX_UNAVAILABLE:-1}"
 freeze="${CHAOS_FREEZE:-20s}"
 freeze_at="${CHAOS_FREEZE_AT:-}"
 crash="${CHAOS_CRASH:-}"
@@ -48,6 +50,7 @@ while [ $# -gt 0 ]; do
     --jobs) jobs="$2"; shift 2 ;;
     --send-rate) send_rate="$2"; shift 2 ;;
     --kill-every) kill_every="$2"; shift 2 ;;
+    --max-unavailable) max_unavailable="$2"; shift 2 ;;
     --freeze) freeze="$2"; shift 2 ;;
     --freeze-at) freeze_at="$2"; shift 2 ;;
     --crash) crash="$2"; shift 2 ;;
@@ -62,6 +65,7 @@ while [ $# -gt 0 ]; do
 done
 
 props=(-Dchaos.workers="$workers" -Dchaos.jobs="$jobs" -Dchaos.send-rate="$send_rate" -Dchaos.kill-every="$kill_every"
+       -Dchaos.max-unavailable="$max_unavailable"
        -Dchaos.freeze="$freeze" -Dchaos.crash-fault="$crash_fault" -Dchaos.hang="$hang")
 [ -n "$freeze_at" ] && props+=(-Dchaos.freeze-at="$freeze_at")
 [ -n "$crash" ] && props+=(-Dchaos.crash="$crash")

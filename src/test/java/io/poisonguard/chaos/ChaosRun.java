@@ -353,14 +353,14 @@ public final class ChaosRun {
     }
 
     /**
-     * SIGKILLs a random worker and restarts it, honouring a disruption budget of one, as an orchestrator
-     * would (a PodDisruptionBudget with maxUnavailable 1): while any worker is still booting (or waiting
-     * to be restarted) the tick is skipped. A JVM still booting holds no job, so killing it tests nothing;
+     * SIGKILLs a random ready worker and restarts it, honouring a disruption budget as an orchestrator
+     * would (a PodDisruptionBudget, maxUnavailable = chaos.max-unavailable, 1 by default): while that many
+     * workers are still booting (or waiting to be restarted) the tick is skipped. A JVM still booting holds no job, so killing it tests nothing;
      * on a loaded machine boots take tens of seconds, and unbounded kills would keep the whole fleet down.
      */
     private void killOne(List<ServiceProcess> workers) {
         List<ServiceProcess> ready = workers.stream().filter(ServiceProcess::ready).toList();
-        if (ready.size() < workers.size()) {
+        if (ready.isEmpty() || workers.size() - ready.size() >= s.maxUnavailable()) {
             killsSkipped.incrementAndGet();
             event("kill skipped: " + (workers.size() - ready.size()) + " worker(s) still booting");
             return;

@@ -13,6 +13,7 @@ import java.util.Locale;
  * @param jobs           jobs sent in all (healthy ones fill what the other kinds leave)
  * @param sendRate       jobs sent per second (the workload arrives as a stream, so the chaos meets it)
  * @param killEvery      a random worker is SIGKILLed (and restarted) this often; zero: never
+ * @param maxUnavailable the disruption budget: no kill while this many workers are down or still booting (1)
  * @param freeze         DynamoDB (dynalite) is frozen with SIGSTOP once for this long; zero: never
  * @param freezeAt       when the freeze starts, counted from the first send
  * @param poison         schema v1 jobs (PERMANENT: the legacy reader is off)
@@ -27,7 +28,7 @@ import java.util.Locale;
  * @param settleTimeout  the bound on waiting for every job to reach a terminal outcome, after the last send
  * @param seed           shuffles the workload and picks the workers to kill
  */
-public record ChaosSettings(int workers, int concurrency, int jobs, double sendRate, Duration killEvery, Duration freeze,
+public record ChaosSettings(int workers, int concurrency, int jobs, double sendRate, Duration killEvery, int maxUnavailable, Duration freeze,
                             Duration freezeAt, int poison, int transientJobs, int throttled, int crash, String crashFault, int hang,
                             String hangFault, String attemptDeadline, Duration settleTimeout, long seed, String tenant) {
 
@@ -36,8 +37,8 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
         if (special > jobs) {
             throw new IllegalArgumentException("chaos.jobs=" + jobs + " is less than the " + special + " non-healthy jobs of the mix");
         }
-        if (workers < 1 || concurrency < 1 || sendRate <= 0) {
-            throw new IllegalArgumentException("chaos.workers, chaos.concurrency and chaos.send-rate must be positive");
+        if (workers < 1 || concurrency < 1 || sendRate <= 0 || maxUnavailable < 1) {
+            throw new IllegalArgumentException("chaos.workers, chaos.concurrency, chaos.send-rate and chaos.max-unavailable must be positive");
         }
         if (!crashFault.equals("oom") && !crashFault.equals("halt")) {
             throw new IllegalArgumentException("chaos.crash-fault must be oom or halt, not " + crashFault);
@@ -56,6 +57,7 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
                 jobs,
                 rate,
                 duration("chaos.kill-every", "6s"),
+                integer("chaos.max-unavailable", 1),
                 duration("chaos.freeze", "8s"),
                 System.getProperty("chaos.freeze-at") == null ? freezeAtDefault : duration("chaos.freeze-at", "0s"),
                 integer("chaos.poison", Math.max(1, jobs / 50)),
@@ -83,9 +85,9 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
 
     public String describe() {
         return String.format(Locale.ROOT, "%d workers x concurrency %d, %d jobs at %.1f/s (healthy %d, transient %d, throttled %d, poison %d, "
-                        + "%s %d, hang %d), kill every %s, DynamoDB freeze %s at +%s, attempt deadline %s, seed %d",
+                        + "%s %d, hang %d), kill every %s (at most %d down), DynamoDB freeze %s at +%s, attempt deadline %s, seed %d",
                 workers, concurrency, jobs, sendRate, healthy(), transientJobs, throttled, poison, crashFault, crash, hang,
-                text(killEvery), text(freeze), text(freezeAt), attemptDeadline.isEmpty() ? "unset" : attemptDeadline, seed);
+                text(killEvery), maxUnavailable, text(freeze), text(freezeAt), attemptDeadline.isEmpty() ? "unset" : attemptDeadline, seed);
     }
 
     static String text(Duration d) {
