@@ -7,6 +7,7 @@ import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.ServiceProcess;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;

@@ -12,6 +12,7 @@ import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.ServiceProcess;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;

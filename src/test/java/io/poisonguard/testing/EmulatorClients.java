@@ -25,4 +25,11 @@ public final class EmulatorClients {
         return DynamoDbClient.builder().endpointOverride(URI.create(e.dynamoEndpoint())).region(Region.of(Emulators.REGION))
                 .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder()).build();
     }
+
+    /** A DynamoDB client whose calls give up after {@code apiCallTimeout} (retries included), e.g. while dynalite is frozen. */
+    public static DynamoDbClient dynamo(Emulators e, java.time.Duration apiCallTimeout) {
+        return DynamoDbClient.builder().endpointOverride(URI.create(e.dynamoEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder())
+                .overrideConfiguration(c -> c.apiCallTimeout(apiCallTimeout)).build();
+    }
 }

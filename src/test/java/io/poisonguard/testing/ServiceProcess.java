@@ -1,28 +1,30 @@
-package io.poisonguard.crash;
-
-import io.poisonguard.testing.Emulators;
+package io.poisonguard.testing;
 
 import java.io.File;
 import java.io.IOException;
 import java.io.UncheckedIOException;
 import java.nio.file.Path;
 import java.util.ArrayList;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.TreeMap;
+import java.util.concurrent.TimeUnit;
 
 /**
  * The packaged service (target/quarkus-app/quarkus-run.jar) running as a real child JVM against the
- * test's emulators, so crash tests can kill it for real.
+ * test's emulators, so crash and chaos tests can kill it for real. One instance stands for one worker
+ * slot: {@link #start()} again after it died starts the next incarnation, with its own log file.
  */
-final class ServiceProcess {
+public final class ServiceProcess {
     private final Map<String, String> config;
     private final Path logDir;
     private final String name;
     private Process process;
     private int starts;
+    private boolean ready;
 
-    ServiceProcess(String name, Emulators emulators, Map<String, String> overrides, Path logDir) {
+    public ServiceProcess(String name, Emulators emulators, Map<String, String> overrides, Path logDir) {
         this.name = name;
         this.logDir = logDir;
         this.config = new TreeMap<>(emulators.clientConfig());
@@ -36,8 +38,8 @@ final class ServiceProcess {
      * Settings every crash test's service shares: its own prefix, short waits and leases, and fast
      * crash ladders, so a death is noticed and retried within seconds.
      */
-    static Map<String, String> fastCrashSettings(String prefix, int concurrency) {
-        Map<String, String> o = new java.util.HashMap<>();
+    public static Map<String, String> fastCrashSettings(String prefix, int concurrency) {
+        Map<String, String> o = new HashMap<>();
         o.put("poison-guard.prefix", prefix);
         o.put("poison-guard.consumer.concurrency", Integer.toString(concurrency));
         o.put("poison-guard.consumer.receive-wait", "1s");
@@ -50,7 +52,7 @@ final class ServiceProcess {
         return o;
     }
 
-    static Path jar() {
+    public static Path jar() {
         String jar = System.getProperty("app.jar", "target/quarkus-app/quarkus-run.jar");
         Path p = Path.of(jar);
         if (!p.toFile().isFile()) {
@@ -59,14 +61,33 @@ final class ServiceProcess {
         return p;
     }
 
-    void start() {
+    /** Sets a system property for the next {@link #start()} (the running incarnation keeps what it started with). */
+    public void set(String key, String value) {
+        config.put(key, value);
+    }
+
+    /** Removes a system property for the next {@link #start()}. */
+    public void unset(String key) {
+        config.remove(key);
+    }
+
+    public String name() {
+        return name;
+    }
+
+    public void start() {
         List<String> cmd = new ArrayList<>();
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
+        // A JVM that ran out of memory is in an unknown state (any thread may have lost its work
+        // half-way, finally blocks may not have run): it must not keep consuming. Exiting lets its
+        // lease expire, so the job in flight is charged a crash, and the orchestrator restarts the worker.
+        cmd.add("-XX:+ExitOnOutOfMemoryError");
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-jar");
         cmd.add(jar().toString());
         starts++;
+        ready = false;
         File log = logDir.resolve(name + "-" + starts + ".log").toFile();
         try {
             process = new ProcessBuilder(cmd).redirectErrorStream(true).redirectOutput(log).start();
@@ -75,28 +96,53 @@ final class ServiceProcess {
         }
     }
 
-    boolean alive() {
+    public boolean alive() {
         return process != null && process.isAlive();
     }
 
-    int exitCode() {
+    /**
+     * Whether the current incarnation has finished booting (Quarkus logged that it is listening), read
+     * from its log and remembered until the next start.
+     */
+    public boolean ready() {
+        if (!ready && alive()) {
+            try {
+                ready = java.nio.file.Files.readString(log(), java.nio.charset.StandardCharsets.ISO_8859_1).contains(" Listening on: ");
+            } catch (IOException e) {
+                return false;
+            }
+        }
+        return ready && alive();
+    }
+
+    public int exitCode() {
         return process.exitValue();
     }
 
-    int starts() {
+    /** The operating-system process id of the current (or last) incarnation. */
+    public long pid() {
+        return process.pid();
+    }
+
+    public int starts() {
         return starts;
     }
 
+    /** The log file of the current (or last) incarnation. */
+    public Path log() {
+        return logDir.resolve(name + "-" + starts + ".log");
+    }
+
     /** SIGKILL on Linux: no shutdown hook, no finally block, nothing gets to run. */
-    void kill() throws InterruptedException {
+    public void kill() throws InterruptedException {
         process.destroyForcibly();
         process.waitFor();
     }
 
-    void stop() throws InterruptedException {
+    public void stop() throws InterruptedException {
         if (process != null && process.isAlive()) {
             process.destroy();
-            if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+            if (!process.waitFor(30, TimeUnit.SECONDS)) {
                 kill();
             }
         }

@@ -1,0 +1,99 @@
+#!/usr/bin/env bash
+# The long chaos run: service JVMs consume a mixed workload (healthy, transient, throttled, poison and
+# JVM-killing jobs) while a random worker is SIGKILLed every few seconds and restarted, and DynamoDB is
+# frozen once. Prints the reconciled table and one verdict line; exits non-zero when the verdict is FAIL.
+# It runs ChaosIT through Maven, so it needs what scripts/test.sh needs (a JDK >= 21 and Node.js).
+#
+#   scripts/chaos.sh                                 # 3 workers x 2000 jobs, kill every 6s, one 20s freeze
+#   scripts/chaos.sh --jobs 500 --kill-every 10s     # smaller
+#   scripts/chaos.sh --crash-fault oom --hang 4      # once the oom fault and per-attempt deadlines exist
+#   CHAOS_JOBS=5000 scripts/chaos.sh -- -Dchaos.seed=7   # anything after -- goes to Maven
+set -euo pipefail
+cd "$(dirname "$0")/.."
+
+usage() {
+  cat <<'EOF'
+usage: scripts/chaos.sh [options] [-- maven arguments]
+  --workers N          service JVMs                               (CHAOS_WORKERS, 3)
+  --jobs N             jobs in the workload                       (CHAOS_JOBS, 2000)
+  --send-rate N        jobs sent per second                       (CHAOS_SEND_RATE, 10)
+  --kill-every D       SIGKILL a random worker this often, 0: off (CHAOS_KILL_EVERY, 6s)
+  --max-unavailable N  no kill while N workers are down or booting (CHAOS_MAX_UNAVAILABLE, 1)
+  --freeze D           freeze DynamoDB once this long, 0: off     (CHAOS_FREEZE, 20s)
+  --freeze-at D        when the freeze starts after the first send (CHAOS_FREEZE_AT, 40% of the send window)
+  --crash N            jobs that kill their JVM                   (CHAOS_CRASH, jobs/500)
+  --crash-fault F      halt or oom                                (CHAOS_CRASH_FAULT, halt)
+  --hang N             jobs that hang (need poison-guard.attempt.deadline) (CHAOS_HANG, 0)
+  --settle-timeout D   bound on settling after the last send      (CHAOS_SETTLE_TIMEOUT, 60s + jobs/10 s)
+  --seed N             workload order and kill targets            (CHAOS_SEED, random)
+Durations: 6s, 500ms, 2m or a number of seconds. The report is kept in target/chaos/report.txt, the
+worker logs and the run's event log in target/chaos-logs/.
+EOF
+}
+
+workers="${CHAOS_WORKERS:-3}"
+jobs="${CHAOS_JOBS:-2000}"
+send_rate="${CHAOS_SEND_RATE:-10}"
+kill_every="${CHAOS_KILL_EVERY:-6s}"
+max_unavailable="${CHAOS_MAX_UNAVAILABLE:-1}"
+freeze="${CHAOS_FREEZE:-20s}"
+freeze_at="${CHAOS_FREEZE_AT:-}"
+crash="${CHAOS_CRASH:-}"
+crash_fault="${CHAOS_CRASH_FAULT:-halt}"
+hang="${CHAOS_HANG:-0}"
+settle_timeout="${CHAOS_SETTLE_TIMEOUT:-}"
+seed="${CHAOS_SEED:-}"
+maven_args=()
+while [ $# -gt 0 ]; do
+  case "$1" in
+    --workers) workers="$2"; shift 2 ;;
+    --jobs) jobs="$2"; shift 2 ;;
+    --send-rate) send_rate="$2"; shift 2 ;;
+    --kill-every) kill_every="$2"; shift 2 ;;
+    --max-unavailable) max_unavailable="$2"; shift 2 ;;
+    --freeze) freeze="$2"; shift 2 ;;
+    --freeze-at) freeze_at="$2"; shift 2 ;;
+    --crash) crash="$2"; shift 2 ;;
+    --crash-fault) crash_fault="$2"; shift 2 ;;
+    --hang) hang="$2"; shift 2 ;;
+    --settle-timeout) settle_timeout="$2"; shift 2 ;;
+    --seed) seed="$2"; shift 2 ;;
+    -h|--help) usage; exit 0 ;;
+    --) shift; maven_args=("$@"); break ;;
+    *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
+  esac
+done
+
+props=(-Dchaos.workers="$workers" -Dchaos.jobs="$jobs" -Dchaos.send-rate="$send_rate" -Dchaos.kill-every="$kill_every"
+       -Dchaos.max-unavailable="$max_unavailable"
+       -Dchaos.freeze="$freeze" -Dchaos.crash-fault="$crash_fault" -Dchaos.hang="$hang")
+[ -n "$freeze_at" ] && props+=(-Dchaos.freeze-at="$freeze_at")
+[ -n "$crash" ] && props+=(-Dchaos.crash="$crash")
+[ -n "$settle_timeout" ] && props+=(-Dchaos.settle-timeout="$settle_timeout")
+[ -n "$seed" ] && props+=(-Dchaos.seed="$seed")
+
+. scripts/java-home.sh
+mkdir -p target/chaos
+report=target/chaos/report.txt
+log=target/chaos/maven.log
+rm -f "$report"
+echo "chaos: ${workers} workers x ${jobs} jobs at ${send_rate}/s, kill every ${kill_every}, DynamoDB freeze ${freeze}; Maven output in ${log}" >&2
+status=0
+./mvnw -B verify -DskipITs=false -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ChaosIT "${props[@]}" \
+  ${maven_args[@]+"${maven_args[@]}"} > "$log" 2>&1 || status=$?
+
+if [ ! -s "$report" ]; then
+  echo "chaos: no report was written (the build or the run broke before reconciling); the end of ${log}:" >&2
+  tail -n 40 "$log" >&2
+  echo "VERDICT: FAIL (no report)"
+  exit 1
+fi
+cat "$report"
+if grep -q '^VERDICT: PASS' "$report"; then
+  if [ "$status" -ne 0 ]; then
+    echo "chaos: the verdict passed but Maven exited with ${status}; see ${log}" >&2
+    exit "$status"
+  fi
+  exit 0
+fi
+exit 1
