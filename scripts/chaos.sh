@@ -6,7 +6,7 @@
 #
 #   scripts/chaos.sh                                 # 3 workers x 2000 jobs, kill every 6s, one 20s freeze
 #   scripts/chaos.sh --jobs 500 --kill-every 10s     # smaller
-#   scripts/chaos.sh --crash-fault oom --hang 4      # once the oom fault and per-attempt deadlines exist
+#   scripts/chaos.sh --crash-fault halt --hang 0     # JVM-killing jobs halt instead of running out of memory; no hang jobs
 #   CHAOS_JOBS=5000 scripts/chaos.sh -- -Dchaos.seed=7   # anything after -- goes to Maven
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -22,8 +22,8 @@ usage: scripts/chaos.sh [options] [-- maven arguments]
   --freeze D           freeze DynamoDB once this long, 0: off     (CHAOS_FREEZE, 20s)
   --freeze-at D        when the freeze starts after the first send (CHAOS_FREEZE_AT, 40% of the send window)
   --crash N            jobs that kill their JVM                   (CHAOS_CRASH, jobs/500)
-  --crash-fault F      halt or oom                                (CHAOS_CRASH_FAULT, halt)
-  --hang N             jobs that hang (need poison-guard.attempt.deadline) (CHAOS_HANG, 0)
+  --crash-fault F      oom (allocate until OutOfMemoryError) or halt (CHAOS_CRASH_FAULT, oom)
+  --hang N             jobs that hang past the 2 s attempt deadline (CHAOS_HANG, jobs/500)
   --settle-timeout D   bound on settling after the last send      (CHAOS_SETTLE_TIMEOUT, 60s + jobs/10 s)
   --seed N             workload order and kill targets            (CHAOS_SEED, random)
 Durations: 6s, 500ms, 2m or a number of seconds. The report is kept in target/chaos/report.txt, the
@@ -39,8 +39,8 @@ max_unavailable="${CHAOS_MAX_UNAVAILABLE:-1}"
 freeze="${CHAOS_FREEZE:-20s}"
 freeze_at="${CHAOS_FREEZE_AT:-}"
 crash="${CHAOS_CRASH:-}"
-crash_fault="${CHAOS_CRASH_FAULT:-halt}"
-hang="${CHAOS_HANG:-0}"
+crash_fault="${CHAOS_CRASH_FAULT:-oom}"
+hang="${CHAOS_HANG:-}"
 settle_timeout="${CHAOS_SETTLE_TIMEOUT:-}"
 seed="${CHAOS_SEED:-}"
 maven_args=()
@@ -66,7 +66,8 @@ done
 
 props=(-Dchaos.workers="$workers" -Dchaos.jobs="$jobs" -Dchaos.send-rate="$send_rate" -Dchaos.kill-every="$kill_every"
        -Dchaos.max-unavailable="$max_unavailable"
-       -Dchaos.freeze="$freeze" -Dchaos.crash-fault="$crash_fault" -Dchaos.hang="$hang")
+       -Dchaos.freeze="$freeze" -Dchaos.crash-fault="$crash_fault")
+[ -n "$hang" ] && props+=(-Dchaos.hang="$hang")
 [ -n "$freeze_at" ] && props+=(-Dchaos.freeze-at="$freeze_at")
 [ -n "$crash" ] && props+=(-Dchaos.crash="$crash")
 [ -n "$settle_timeout" ] && props+=(-Dchaos.settle-timeout="$settle_timeout")

@@ -151,6 +151,9 @@ public final class ChaosRun {
         if (!s.attemptDeadline().isEmpty()) {
             o.put("poison-guard.attempt.deadline", s.attemptDeadline());
         }
+        // A hung job's retries come back within seconds here, as the crash ladders do.
+        o.put("poison-guard.failure.timeout.base", "500ms");
+        o.put("poison-guard.failure.timeout.cap", "1s");
         for (Job j : jobs) {
             String fault = switch (j.kind()) {
                 case TRANSIENT, THROTTLED -> j.home() == worker ? counted(j.kind(), budget(j.kind())) : null;

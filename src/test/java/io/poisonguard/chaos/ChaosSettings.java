@@ -64,11 +64,11 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
                 integer("chaos.transient", Math.max(1, jobs / 50)),
                 integer("chaos.throttled", Math.max(1, jobs / 50)),
                 crash,
-                System.getProperty("chaos.crash-fault", "halt").trim().toLowerCase(Locale.ROOT),
-                integer("chaos.hang", 0),
+                System.getProperty("chaos.crash-fault", "oom").trim().toLowerCase(Locale.ROOT),
+                integer("chaos.hang", Math.max(2, jobs / 500)),
                 System.getProperty("chaos.hang-fault", "hang:10m"),
-                // Set only with hang jobs (or when asked): a release without the per-attempt deadline refuses the unknown key.
-                System.getProperty("chaos.attempt-deadline", integer("chaos.hang", 0) > 0 ? "2s" : "").trim(),
+                // Short, so hang jobs end as TIMEOUT within seconds; healthy jobs take milliseconds.
+                System.getProperty("chaos.attempt-deadline", "2s").trim(),
                 duration("chaos.settle-timeout", (60 + jobs / 10) + "s"),
                 Long.parseLong(System.getProperty("chaos.seed", Long.toString(System.nanoTime() % 100_000))),
                 System.getProperty("chaos.tenant", "tenant-x"));
