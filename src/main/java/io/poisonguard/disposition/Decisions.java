@@ -161,8 +161,8 @@ public final class Decisions {
      * is counted, and the message comes back after {@code delay}.
      */
     public Disposition released(LedgerRecord running, AttemptOutcome outcome, String why, Duration delay, Instant now) {
-        if (outcome.charged()) {
-            throw new IllegalArgumentException(outcome + " is charged to the job; use failed()");
+        if (outcome != AttemptOutcome.ABANDONED && outcome != AttemptOutcome.HELD) {
+            throw new IllegalArgumentException(outcome + " is not a release: only ABANDONED and HELD end an attempt uncounted");
         }
         AttemptEntry ended = running.currentEntry().ended(outcome, null, null, why, now).withRetryDelay(delay);
         LedgerRecord next = running.withCurrentEntry(ended).withLease(null, null).moveTo(JobState.RETRY_WAIT, now);

@@ -64,16 +64,19 @@ public final class Classifier {
 
     /**
      * Where a failure was thrown: {@code Class.method} of the top frame of the innermost cause (the
-     * place the trouble started), or an empty string when the JVM left no stack trace.
+     * place the trouble started), skipping {@link JobFailure}'s own factories so a handler's
+     * {@code JobFailure.permanent(...)} is placed where the handler called it; an empty string when the
+     * JVM left no stack trace.
      */
     public static String origin(Throwable thrown) {
         List<Throwable> chain = causeChain(thrown);
-        StackTraceElement[] frames = chain.get(chain.size() - 1).getStackTrace();
-        if (frames.length == 0) {
-            return "";
+        for (StackTraceElement frame : chain.get(chain.size() - 1).getStackTrace()) {
+            if (!frame.getClassName().startsWith(JobFailure.class.getName())) {
+                String cls = frame.getClassName();
+                return cls.substring(cls.lastIndexOf('.') + 1) + "." + frame.getMethodName();
+            }
         }
-        String cls = frames[0].getClassName();
-        return cls.substring(cls.lastIndexOf('.') + 1) + "." + frames[0].getMethodName();
+        return "";
     }
 
     /** Outermost first; stops at cycles. */

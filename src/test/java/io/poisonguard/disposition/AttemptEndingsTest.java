@@ -154,8 +154,8 @@ class AttemptEndingsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = AttemptOutcome.class, names = {"FAILED", "CRASHED", "REJECTED", "TIMED_OUT"})
-    void givingBackAnAttemptWithAChargedOutcomeIsRefused(AttemptOutcome charged) {
+    @EnumSource(value = AttemptOutcome.class, names = {"ABANDONED", "HELD"}, mode = EnumSource.Mode.EXCLUDE)
+    void givingBackAnAttemptWithAnyOutcomeButAbandonedOrHeldIsRefused(AttemptOutcome charged) {
         Decisions decisions = policy().decisions();
         LedgerRecord running = run(decisions, fresh(), NOW, Decisions.Lane.SHARED);
 

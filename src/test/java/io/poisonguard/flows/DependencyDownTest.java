@@ -65,7 +65,7 @@ class DependencyDownTest extends FlowTest {
         // probes start attempts (plus jobs already received when the breaker opened); a poller that
         // kept receiving would start one for every copy it took, each DEPENDENCY_DOWN retry being 1-3 s away.
         await("attempts started during the outage beyond the probes that reached the provider (consumption must pause)")
-                .pollInterval(Duration.ofMillis(500)).during(Duration.ofSeconds(7)).atMost(Duration.ofSeconds(15))
+                .pollInterval(Duration.ofMillis(500)).during(Duration.ofSeconds(7)).atMost(Duration.ofSeconds(20))
                 .until(() -> (attempts(jobs) - attemptsAtTrip) - (provider.totalCalls() - callsAtTrip), lessThanOrEqualTo(CONCURRENCY));
         // Between probes the breaker is open (half-open until the next probe) and consumption is paused; both are visible.
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
