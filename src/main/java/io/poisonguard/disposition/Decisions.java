@@ -65,14 +65,16 @@ public final class Decisions {
      */
     public Intake intake(LedgerRecord current, Optional<String> rejection, int messageGeneration, Instant now, String worker,
                          Lane lane, RandomGenerator random) {
+        // Parked before stale: a parked job's copy (say, one moved back from the DLQ by hand) may be its
+        // only payload, so it goes back to the DLQ whatever generation it carries, never to the bin.
+        if (current.state() != null && current.state().parked()) {
+            return new Intake.AlreadyQuarantined(current);
+        }
         if (!current.isNew() && messageGeneration < current.generation()) {
             return new Intake.StaleGeneration(current, messageGeneration);
         }
         if (current.state() == JobState.SUCCEEDED) {
             return new Intake.AlreadySucceeded(current);
-        }
-        if (current.state() != null && current.state().parked()) {
-            return new Intake.AlreadyQuarantined(current);
         }
         if (current.leaseHeldAt(now)) {
             return new Intake.ActiveElsewhere(current, Duration.between(now, current.leaseUntil()).plus(LEASE_MARGIN));
