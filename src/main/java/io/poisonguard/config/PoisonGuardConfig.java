@@ -289,6 +289,10 @@ public interface PoisonGuardConfig {
 
         @WithName("timeout")
         ClassSettings timeout();
+
+        /** Jobs the dead-letter intake adopted from the DLQ; quarantined as found (limit 1). */
+        @WithName("redriven")
+        ClassSettings redriven();
     }
 
     interface ClassSettings {

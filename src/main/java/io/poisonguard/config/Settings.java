@@ -44,6 +44,7 @@ public final class Settings {
         m.put(FailureClass.CRASH_AMBIGUOUS, f.crashAmbiguous());
         m.put(FailureClass.ADMISSION, f.admission());
         m.put(FailureClass.TIMEOUT, f.timeout());
+        m.put(FailureClass.REDRIVEN, f.redriven());
         return m;
     }
 
