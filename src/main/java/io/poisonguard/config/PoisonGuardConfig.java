@@ -45,6 +45,27 @@ public interface PoisonGuardConfig {
 
     Systemic systemic();
 
+    @WithName("dead-letter")
+    DeadLetter deadLetter();
+
+    /**
+     * The dead-letter intake: a sweep of the DLQ that adopts messages the service did not put there
+     * (SQS's redrive backstop, an operator) as REDRIVEN quarantines, so every one has a record and an alert.
+     */
+    interface DeadLetter {
+        /** Sweep the DLQ at all. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often the DLQ is swept. */
+        @WithDefault("1m")
+        Duration sweepInterval();
+
+        /** Most DLQ messages one sweep looks at (adopted or not): bounds the receives of a sweep. */
+        @WithDefault("100")
+        int maxPerSweep();
+    }
+
     /** Limits on one attempt of a handler. */
     interface Attempt {
         /**

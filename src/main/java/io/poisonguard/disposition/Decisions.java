@@ -102,6 +102,34 @@ public final class Decisions {
         return new Intake.Run(started.withLease(worker, now.plus(policy.lease())));
     }
 
+    /**
+     * Decides what to do with a job's copy found in the DLQ without a quarantine attribute (SQS's redrive
+     * backstop or an operator moved it there), given the job's ledger record ({@link LedgerRecord#fresh}
+     * when the job was never seen) and how often SQS says the copy was received.
+     */
+    public Adoption adopt(LedgerRecord current, int messageGeneration, int receiveCount, Instant now) {
+        JobState state = current.state();
+        if (state == JobState.RESOLVED) {
+            return new Adoption.Finished(current, "an operator resolved the job");
+        }
+        if (state != null && state.parked()) {
+            return new Adoption.AlreadyParked(current);
+        }
+        if (state == JobState.SUCCEEDED) {
+            return new Adoption.Finished(current, "the job already succeeded");
+        }
+        if (!current.isNew() && messageGeneration < current.generation()) {
+            return new Adoption.Finished(current, "a copy of generation " + messageGeneration + "; the job is at generation "
+                    + current.generation());
+        }
+        if (current.leaseHeldAt(now)) {
+            return new Adoption.Busy(current);
+        }
+        String reason = "found in the dead-letter queue without a quarantine record after " + receiveCount
+                + " receives (SQS's redrive backstop or moved by hand)";
+        return new Adoption.Quarantine(current.moveTo(JobState.QUARANTINED, now).withQuarantine(FailureClass.REDRIVEN, reason));
+    }
+
     /** The disposition after the running attempt succeeded. */
     public Disposition succeeded(LedgerRecord running, Instant now, Duration keepFor) {
         AttemptEntry entry = running.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, now);
