@@ -41,7 +41,8 @@ public class Boot {
         }
     }
 
-    void onStop(@Observes ShutdownEvent event, Poller poller) {
+    void onStop(@Observes ShutdownEvent event, Poller poller, DeadLetterIntake deadLetterIntake) {
+        deadLetterIntake.stop();
         poller.stop();
     }
 }

@@ -83,6 +83,11 @@ public class DeadLetterIntake {
         started = true;
     }
 
+    /** Called at shutdown: no sweep starts once the beans it needs may be going away. */
+    public void stop() {
+        started = false;
+    }
+
     @Scheduled(every = "${poison-guard.dead-letter.sweep-interval:1m}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
         if (!started || !config.deadLetter().enabled()) {
@@ -91,7 +96,7 @@ public class DeadLetterIntake {
         try {
             sweep();
         } catch (RuntimeException e) {
-            LOG.warnf("Dead-letter sweep failed (%s); the next one tries again", e.getClass().getSimpleName());
+            LOG.warnf(e, "Dead-letter sweep failed; the next one tries again");
         }
     }
 
