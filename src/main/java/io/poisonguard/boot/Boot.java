@@ -6,6 +6,7 @@ import io.poisonguard.disposition.Policy;
 import io.poisonguard.dynamodb.TableBootstrap;
 import io.poisonguard.handler.JobHandlers;
 import io.poisonguard.observability.QuarantineGauges;
+import io.poisonguard.pipeline.DeadLetterIntake;
 import io.poisonguard.pipeline.Poller;
 import io.poisonguard.sqs.QueueBootstrap;
 import io.quarkus.runtime.ShutdownEvent;
@@ -25,7 +26,7 @@ public class Boot {
     private static final Logger LOG = Logger.getLogger(Boot.class);
 
     void onStart(@Observes StartupEvent event, PoisonGuardConfig config, Policy policy, Names names, SqsClient sqs,
-                 DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges, JobHandlers handlers) {
+                 DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges, JobHandlers handlers, DeadLetterIntake deadLetterIntake) {
         LOG.infof("Policy: %s", policy.classes());
         handlers.checkSettings();
         if (config.resources().create()) {
@@ -34,12 +35,14 @@ public class Boot {
                     config.consumer().visibilityTimeout(), config.resources().redriveMaxReceiveCount());
         }
         gauges.start();
+        deadLetterIntake.start();
         if (config.consumer().enabled()) {
             poller.start();
         }
     }
 
-    void onStop(@Observes ShutdownEvent event, Poller poller) {
+    void onStop(@Observes ShutdownEvent event, Poller poller, DeadLetterIntake deadLetterIntake) {
+        deadLetterIntake.stop();
         poller.stop();
     }
 }

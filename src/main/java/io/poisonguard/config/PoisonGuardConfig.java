@@ -61,6 +61,27 @@ public interface PoisonGuardConfig {
         Duration outcomePatience();
     }
 
+    @WithName("dead-letter")
+    DeadLetter deadLetter();
+
+    /**
+     * The dead-letter intake: a sweep of the DLQ that adopts messages the service did not put there
+     * (SQS's redrive backstop, an operator) as REDRIVEN quarantines, so every one has a record and an alert.
+     */
+    interface DeadLetter {
+        /** Sweep the DLQ at all. */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** How often the DLQ is swept. */
+        @WithDefault("1m")
+        Duration sweepInterval();
+
+        /** Most DLQ messages one sweep looks at (adopted or not): bounds the receives of a sweep. */
+        @WithDefault("100")
+        int maxPerSweep();
+    }
+
     /** Limits on one attempt of a handler. */
     interface Attempt {
         /**
@@ -305,6 +326,10 @@ public interface PoisonGuardConfig {
 
         @WithName("timeout")
         ClassSettings timeout();
+
+        /** Jobs the dead-letter intake adopted from the DLQ; quarantined as found (limit 1). */
+        @WithName("redriven")
+        ClassSettings redriven();
     }
 
     interface ClassSettings {

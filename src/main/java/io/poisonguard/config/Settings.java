@@ -44,6 +44,7 @@ public final class Settings {
         m.put(FailureClass.CRASH_AMBIGUOUS, f.crashAmbiguous());
         m.put(FailureClass.ADMISSION, f.admission());
         m.put(FailureClass.TIMEOUT, f.timeout());
+        m.put(FailureClass.REDRIVEN, f.redriven());
         return m;
     }
 
@@ -79,6 +80,9 @@ public final class Settings {
         require(config.retention().succeeded().toSeconds() >= 60, "retention.succeeded", "must be at least 60s");
 
         require(config.replay().rate() > 0 && config.replay().rate() <= 1000, "replay.rate", "must be above 0 and at most 1000 per second");
+        require(config.deadLetter().maxPerSweep() >= 1 && config.deadLetter().maxPerSweep() <= 10_000, "dead-letter.max-per-sweep",
+                "must be between 1 and 10000");
+        require(config.deadLetter().sweepInterval().compareTo(Duration.ofSeconds(1)) >= 0, "dead-letter.sweep-interval", "must be at least 1s");
         require(config.replay().maxBatch() >= 1 && config.replay().maxBatch() <= 10_000, "replay.max-batch", "must be between 1 and 10000");
         require(!config.replay().canaryTimeout().isNegative() && !config.replay().canaryTimeout().isZero(), "replay.canary-timeout",
                 "must be positive");

@@ -76,14 +76,16 @@ public final class Decisions {
      */
     public Intake intake(LedgerRecord current, Optional<String> rejection, int messageGeneration, Instant now, String worker,
                          Lane lane, RandomGenerator random) {
+        // Parked before stale: a parked job's copy (say, one moved back from the DLQ by hand) may be its
+        // only payload, so it goes back to the DLQ whatever generation it carries, never to the bin.
+        if (current.state() != null && current.state().parked()) {
+            return new Intake.AlreadyQuarantined(current);
+        }
         if (!current.isNew() && messageGeneration < current.generation()) {
             return new Intake.StaleGeneration(current, messageGeneration);
         }
         if (current.state() == JobState.SUCCEEDED) {
             return new Intake.AlreadySucceeded(current);
-        }
-        if (current.state() != null && current.state().parked()) {
-            return new Intake.AlreadyQuarantined(current);
         }
         if (current.leaseHeldAt(now)) {
             return new Intake.ActiveElsewhere(current, Duration.between(now, current.leaseUntil()).plus(LEASE_MARGIN));
@@ -115,6 +117,34 @@ public final class Decisions {
                     AttemptOutcome.REJECTED, now, random));
         }
         return new Intake.Run(started.withLease(worker, now.plus(policy.lease())));
+    }
+
+    /**
+     * Decides what to do with a job's copy found in the DLQ without a quarantine attribute (SQS's redrive
+     * backstop or an operator moved it there), given the job's ledger record ({@link LedgerRecord#fresh}
+     * when the job was never seen) and how often SQS says the copy was received.
+     */
+    public Adoption adopt(LedgerRecord current, int messageGeneration, int receiveCount, Instant now) {
+        JobState state = current.state();
+        if (state == JobState.RESOLVED) {
+            return new Adoption.Finished(current, "an operator resolved the job");
+        }
+        if (state != null && state.parked()) {
+            return new Adoption.AlreadyParked(current);
+        }
+        if (state == JobState.SUCCEEDED) {
+            return new Adoption.Finished(current, "the job already succeeded");
+        }
+        if (!current.isNew() && messageGeneration < current.generation()) {
+            return new Adoption.Finished(current, "a copy of generation " + messageGeneration + "; the job is at generation "
+                    + current.generation());
+        }
+        if (current.leaseHeldAt(now)) {
+            return new Adoption.Busy(current);
+        }
+        String reason = "found in the dead-letter queue without a quarantine record after " + receiveCount
+                + " receives (SQS's redrive backstop or moved by hand)";
+        return new Adoption.Quarantine(current.moveTo(JobState.QUARANTINED, now).withQuarantine(FailureClass.REDRIVEN, reason));
     }
 
     /** The disposition after the running attempt succeeded. */

@@ -238,6 +238,9 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         m.put("sourceMessageId", Attrs.s(r.sourceMessageId()));
         m.put("status", Attrs.s(r.status().name()));
         m.put("replays", replays(r.replays()));
+        if (r.receiveCount() != null) {
+            m.put("receiveCount", Attrs.n(r.receiveCount()));
+        }
         return m;
     }
 
@@ -291,6 +294,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 Attrs.instantSeconds(m, TTL),
                 Attrs.str(m, "sourceMessageId"),
                 Attrs.str(m, "status") == null ? QuarantineStatus.QUARANTINED : QuarantineStatus.valueOf(Attrs.str(m, "status")),
-                replays(m.get("replays")));
+                replays(m.get("replays")),
+                Attrs.integer(m, "receiveCount"));
     }
 }

@@ -31,7 +31,13 @@ public enum FailureClass {
      * heartbeat stopped renewing it. A hung handler would otherwise hold its slot and its lease for
      * up to SQS's 12-hour visibility cap.
      */
-    TIMEOUT;
+    TIMEOUT,
+    /**
+     * Moved to the DLQ by SQS's redrive backstop (maxReceiveCount) or by hand, not by the service: the
+     * dead-letter intake finds it there without a quarantine record and adopts it. Never the class of
+     * an attempt's failure; its limit of 1 only means "quarantined as found".
+     */
+    REDRIVEN;
 
     /** The kebab-case spelling used in configuration keys, metrics tags and message attributes. */
     public String key() {

@@ -53,6 +53,8 @@ public class Metrics {
         registry.gauge("poison.guard.systemic.tripped", systemic);
         registry.gauge("poison.guard.stuck.handlers", stuck);
         registry.gauge("poison.guard.ledger.unavailable", ledgerDown);
+        Counter.builder("poison.guard.dead.letter.adopted")
+                .description("Jobs found in the DLQ without a quarantine record and adopted as REDRIVEN").register(registry);
         for (FailureClass c : FailureClass.values()) {
             // Registered up front so alert rules see a zero, not an absent series.
             Counter.builder("poison.guard.quarantined").description("Jobs quarantined, by failure class")
@@ -76,6 +78,12 @@ public class Metrics {
     public void quarantined(FailureClass failureClass) {
         Counter.builder("poison.guard.quarantined").description("Jobs quarantined, by failure class")
                 .tag("failure_class", failureClass.name()).register(registry).increment();
+    }
+
+    /** The dead-letter intake adopted a job it found in the DLQ without a quarantine record. */
+    public void adoptedFromDeadLetters() {
+        Counter.builder("poison.guard.dead.letter.adopted")
+                .description("Jobs found in the DLQ without a quarantine record and adopted as REDRIVEN").register(registry).increment();
     }
 
     public void admissionRejected(String reason) {

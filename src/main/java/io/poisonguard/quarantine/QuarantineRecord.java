@@ -13,7 +13,8 @@ import java.util.Map;
  * The operator's view of a quarantined job: metadata and bounded diagnostics, never the payload
  * (invariant 8). {@code failures} counts failures per class, so CRASH (attributable, it ran alone)
  * and CRASH_AMBIGUOUS (it crashed among other jobs) stand apart. The payload lives in the dead-letter queue for as long as its retention allows;
- * {@code expiresAt} is this record's TTL.
+ * {@code expiresAt} is this record's TTL. {@code receiveCount} is set only for a job the dead-letter
+ * intake adopted (class REDRIVEN): SQS's ApproximateReceiveCount of the copy it found in the DLQ.
  */
 public record QuarantineRecord(
         String jobId,
@@ -32,7 +33,8 @@ public record QuarantineRecord(
         Instant expiresAt,
         String sourceMessageId,
         QuarantineStatus status,
-        List<ReplayEntry> replays) {
+        List<ReplayEntry> replays,
+        Integer receiveCount) {
 
     public QuarantineRecord {
         history = history == null ? List.of() : List.copyOf(history);
@@ -50,6 +52,12 @@ public record QuarantineRecord(
         return new QuarantineRecord(ledger.jobId(), ledger.tenant(), ledger.jobType(), ledger.generation(),
                 ledger.quarantineClass(), ledger.quarantineReason(), ledger.attempt(), ledger.failures(), diagnostics, ledger.history(),
                 ledger.firstSeen(), ledger.updatedAt(), now, now.plus(retention), sourceMessageId, QuarantineStatus.QUARANTINED,
-                earlierReplays);
+                earlierReplays, null);
+    }
+
+    /** The record with the receive count of the dead-letter copy the intake adopted. */
+    public QuarantineRecord withReceiveCount(int count) {
+        return new QuarantineRecord(jobId, tenant, jobType, generation, failureClass, reason, attempts, failures, diagnostics, history,
+                firstSeen, lastSeen, quarantinedAt, expiresAt, sourceMessageId, status, replays, count);
     }
 }

@@ -45,7 +45,7 @@ public class SqsDeadLetterSink implements DeadLetterSink {
     }
 
     private static final List<String> CONTRACT = List.of(WireAttributes.TENANT, WireAttributes.JOB_TYPE, WireAttributes.SCHEMA_VERSION,
-            WireAttributes.CHARSET, WireAttributes.CONTENT_TRANSFER_ENCODING, WireAttributes.ATTACHMENT_COUNT);
+            WireAttributes.CHARSET, WireAttributes.CONTENT_TRANSFER_ENCODING, WireAttributes.ATTACHMENT_COUNT, WireAttributes.GENERATION);
 
     private static int contractRank(String name) {
         int i = CONTRACT.indexOf(name);
@@ -61,9 +61,10 @@ public class SqsDeadLetterSink implements DeadLetterSink {
         String r = reason == null || reason.isBlank() ? "unspecified" : reason;
         attrs.put(WireAttributes.QUARANTINE_REASON, MessageAttribute.string(r.length() > MAX_REASON_CHARS ? r.substring(0, MAX_REASON_CHARS) : r));
         // The wire contract's attributes first (a replay needs every one of them), then the producer's own.
-        // The generation is not kept: a replay sets its own.
+        // The generation is kept (last of the contract, it is what a full copy leaves out first): a copy
+        // moved back to the main queue is then seen as the generation it is; a replay sets its own.
         original.attributes().entrySet().stream()
-                .filter(e -> !attrs.containsKey(e.getKey()) && !e.getKey().equals(WireAttributes.GENERATION))
+                .filter(e -> !attrs.containsKey(e.getKey()))
                 .sorted(java.util.Comparator.<Map.Entry<String, MessageAttribute>>comparingInt(e -> contractRank(e.getKey()))
                         .thenComparing(Map.Entry::getKey))
                 .limit(SQS_MAX_ATTRIBUTES - attrs.size())

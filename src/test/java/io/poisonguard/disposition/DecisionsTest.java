@@ -99,6 +99,37 @@ class DecisionsTest {
     }
 
     @Test
+    void aCopyOfAParkedJobFromAnEarlierGenerationIsForwardedToTheDeadLetterQueueNotDroppedAsStale() {
+        Decisions decisions = policy().limit(FailureClass.PERMANENT, 1).decisions();
+        LedgerRecord quarantined = fail(decisions, run(decisions, fresh(), NOW), FailureClass.PERMANENT, NOW).next();
+        LedgerRecord replayed = quarantined.replayed(NOW.plusSeconds(10));
+        LedgerRecord running = assertInstanceOf(Intake.Run.class,
+                decisions.intake(replayed, Optional.empty(), 2, NOW.plusSeconds(11), WORKER, random)).next();
+        LedgerRecord quarantinedAgain = fail(decisions, running, FailureClass.PERMANENT, NOW.plusSeconds(12)).next();
+
+        for (JobState parked : List.of(JobState.QUARANTINED, JobState.RESOLVED, JobState.UNRECOVERABLE)) {
+            LedgerRecord current = parked == JobState.QUARANTINED ? quarantinedAgain : quarantinedAgain.moveTo(parked, NOW.plusSeconds(13));
+            Intake intake = decisions.intake(current, Optional.empty(), 1, NOW.plusSeconds(20), OTHER_WORKER, random);
+            assertEquals(current, assertInstanceOf(Intake.AlreadyQuarantined.class, intake, parked.name()).current());
+        }
+    }
+
+    @Test
+    void anEarlierGenerationsCopyOfAReplayedJobThatIsRunningOrDoneIsDroppedAsStale() {
+        Decisions decisions = policy().limit(FailureClass.PERMANENT, 1).decisions();
+        LedgerRecord quarantined = fail(decisions, run(decisions, fresh(), NOW), FailureClass.PERMANENT, NOW).next();
+        LedgerRecord replayed = quarantined.replayed(NOW.plusSeconds(10));
+        LedgerRecord running = assertInstanceOf(Intake.Run.class,
+                decisions.intake(replayed, Optional.empty(), 2, NOW.plusSeconds(11), WORKER, random)).next();
+        LedgerRecord done = decisions.succeeded(running, NOW.plusSeconds(12), Duration.ofDays(7)).next();
+
+        for (LedgerRecord current : List.of(replayed, running, done)) {
+            Intake intake = decisions.intake(current, Optional.empty(), 1, NOW.plusSeconds(13), OTHER_WORKER, random);
+            assertEquals(1, assertInstanceOf(Intake.StaleGeneration.class, intake, current.state().name()).messageGeneration());
+        }
+    }
+
+    @Test
     void aCopyOfAJobLeasedByAnotherWorkerWaitsForTheRemainingLeasePlusOneSecond() {
         Decisions decisions = policy().decisions();
         LedgerRecord running = run(decisions, fresh(), NOW);

@@ -48,4 +48,18 @@ class DeadLetterAttributesTest {
         assertEquals("3", dlq.get("attempts").stringValue());
         assertEquals("CRASH", dlq.get("failure-class").stringValue());
     }
+
+    @Test
+    void theDeadLetterCopyOfAReplayedJobKeepsItsGeneration() {
+        Map<String, MessageAttribute> attrs = new LinkedHashMap<>();
+        attrs.put("tenant", MessageAttribute.string("t"));
+        attrs.put("job-type", MessageAttribute.string("x"));
+        attrs.put("schema-version", MessageAttribute.number(3));
+        attrs.put("generation", MessageAttribute.number(2));
+        InboundMessage m = new InboundMessage("mid", "rh", "{}", attrs, Instant.EPOCH, 1, Instant.EPOCH);
+
+        Map<String, MessageAttribute> dlq = SqsDeadLetterSink.deadLetterAttributes(m, "job-1", FailureClass.PERMANENT, 4, "why");
+
+        assertEquals("2", dlq.get("generation").stringValue());
+    }
 }

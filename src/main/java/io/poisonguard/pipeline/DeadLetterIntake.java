@@ -1,0 +1,215 @@
+package io.poisonguard.pipeline;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.admission.JobIdentity;
+import io.poisonguard.admission.Preflight;
+import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.alerts.Alerts;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.disposition.Adoption;
+import io.poisonguard.disposition.Decisions;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
+import io.poisonguard.observability.Metrics;
+import io.poisonguard.quarantine.DeadLetterInbox;
+import io.poisonguard.quarantine.DeadLetterSink;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.quarkus.scheduler.Scheduled;
+import jakarta.enterprise.context.ApplicationScoped;
+import org.jboss.logging.Logger;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Set;
+import java.util.concurrent.locks.ReentrantLock;
+
+/**
+ * The dead-letter intake: adopts messages that reached the DLQ without the service (SQS's redrive
+ * backstop after {@code resources.redrive-max-receive-count} receives, or an operator moving them by
+ * hand), so each such job gets a ledger state, a quarantine record and one alert like any other.
+ *
+ * <p>What marks a message as adopted is the message itself: the intake sends a copy with the quarantine
+ * attributes ({@code job-id}, {@code failure-class}, {@code attempts}, {@code quarantine-reason}) through
+ * the same {@link DeadLetterSink} the quarantine uses, and deletes the original only after that copy,
+ * the ledger and the record are durable. A message with {@code failure-class} is never looked at
+ * again. Re-sending rather than keeping the original is what keeps replay working: the payload archive
+ * finds a job's copies by their {@code job-id} attribute, which an orphan whose identity came from its
+ * body or its MessageId does not carry. Every step is safe to repeat: a crash between them leaves the
+ * original in the DLQ, the next sweep adopts it again, the record's conditional put lets only the first
+ * writer alert, and at worst the DLQ holds two copies of the job (replay takes and deletes them all).
+ */
+@ApplicationScoped
+public class DeadLetterIntake {
+    private static final Logger LOG = Logger.getLogger(DeadLetterIntake.class);
+    /** How long a sweep keeps what it received hidden; far above the handful of writes an adoption takes. */
+    static final Duration HOLD = Duration.ofSeconds(30);
+
+    private final DeadLetterInbox inbox;
+    private final DeadLetterSink deadLetters;
+    private final LedgerStore ledger;
+    private final QuarantineStore quarantine;
+    private final Decisions decisions;
+    private final Preflight preflight;
+    private final Alerts alerts;
+    private final Metrics metrics;
+    private final Clock clock;
+    private final PoisonGuardConfig config;
+    private final LedgerGate gate;
+    private final ReentrantLock sweeping = new ReentrantLock();
+    private volatile boolean started;
+
+    public DeadLetterIntake(DeadLetterInbox inbox, DeadLetterSink deadLetters, LedgerStore ledger, QuarantineStore quarantine,
+                            Decisions decisions, Preflight preflight, Alerts alerts, Metrics metrics, Clock clock, PoisonGuardConfig config,
+                            LedgerGate gate) {
+        this.inbox = inbox;
+        this.deadLetters = deadLetters;
+        this.ledger = ledger;
+        this.quarantine = quarantine;
+        this.decisions = decisions;
+        this.preflight = preflight;
+        this.alerts = alerts;
+        this.metrics = metrics;
+        this.clock = clock;
+        this.config = config;
+        this.gate = gate;
+    }
+
+    /** Called once the queues and tables exist (after the boot-time bootstrap), so no sweep reads missing ones. */
+    public void start() {
+        started = true;
+    }
+
+    /** Called at shutdown: no sweep starts once the beans it needs may be going away. */
+    public void stop() {
+        started = false;
+    }
+
+    @Scheduled(every = "${poison-guard.dead-letter.sweep-interval:1m}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
+    void scheduled() {
+        // While the ledger does not answer an adoption cannot be recorded; the DLQ keeps the copies meanwhile.
+        if (!started || !config.deadLetter().enabled() || !gate.open()) {
+            return;
+        }
+        try {
+            sweep();
+        } catch (StoreUnavailable e) {
+            gate.unavailable(e);
+            LOG.warnf("Dead-letter sweep stopped: the ledger does not answer; it resumes with consumption");
+        } catch (RuntimeException e) {
+            LOG.warnf(e, "Dead-letter sweep failed; the next one tries again");
+        }
+    }
+
+    /**
+     * One sweep: looks at up to {@code dead-letter.max-per-sweep} DLQ messages and adopts those without a
+     * {@code failure-class} attribute. Returns how many jobs it adopted. One sweep at a time per process;
+     * other processes are kept apart by the messages' visibility.
+     */
+    public int sweep() {
+        if (!sweeping.tryLock()) {
+            return 0;
+        }
+        List<InboundMessage> keep = new ArrayList<>();
+        try {
+            int budget = config.deadLetter().maxPerSweep();
+            int adopted = 0;
+            Set<String> seen = new HashSet<>();
+            while (budget > 0) {
+                List<InboundMessage> batch = inbox.receive(Math.min(10, budget), HOLD);
+                if (batch.isEmpty()) {
+                    break;
+                }
+                budget -= batch.size();
+                boolean wrapped = false;
+                for (InboundMessage m : batch) {
+                    wrapped |= !seen.add(m.messageId());
+                    if (m.attribute(WireAttributes.FAILURE_CLASS).isPresent()) {
+                        keep.add(m);
+                    } else if (adopt(m)) {
+                        adopted++;
+                    } else {
+                        keep.add(m);
+                    }
+                }
+                if (wrapped) {
+                    break;
+                }
+            }
+            return adopted;
+        } finally {
+            try {
+                inbox.release(keep);
+            } finally {
+                sweeping.unlock();
+            }
+        }
+    }
+
+    /** Adopts one orphan; true when its original was replaced by a quarantine copy (or was a leftover and deleted). */
+    private boolean adopt(InboundMessage m) {
+        String jobId = JobIdentity.of(m).jobId();
+        int generation = m.attribute(WireAttributes.GENERATION).map(DeadLetterIntake::parseGeneration).orElse(1);
+        Instant now = clock.instant();
+        LedgerRecord current = ledger.find(jobId).orElseGet(() -> LedgerRecord.fresh(jobId, m.attribute(WireAttributes.TENANT).orElse(null),
+                m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
+        LedgerRecord parked;
+        switch (decisions.adopt(current, generation, m.receiveCount(), now)) {
+            case Adoption.Busy busy -> {
+                LOG.debugf("Job %s: a dead-letter copy waits, an attempt holds the lease", jobId);
+                return false;
+            }
+            case Adoption.Finished finished -> {
+                inbox.delete(m);
+                LOG.infof("Job %s: deleted a copy found in the dead-letter queue: %s", jobId, finished.why());
+                return false;
+            }
+            case Adoption.AlreadyParked already -> parked = already.current();
+            case Adoption.Quarantine q -> {
+                try {
+                    parked = ledger.write(q.next());
+                } catch (LedgerConflict lost) {
+                    LOG.debugf("Job %s changed while its dead-letter copy was adopted; the next sweep decides again", jobId);
+                    return false;
+                }
+            }
+        }
+        FailureClass failureClass = parked.quarantineClass() == null ? FailureClass.REDRIVEN : parked.quarantineClass();
+        try {
+            deadLetters.send(m, jobId, failureClass, parked.attempt(), parked.quarantineReason());
+        } catch (RuntimeException e) {
+            // The original stays in the DLQ and the ledger says QUARANTINED: the next sweep finishes the adoption.
+            LOG.warnf("Job %s: re-sending its dead-letter copy failed (%s); the next sweep tries again", jobId, e.getClass().getSimpleName());
+            return false;
+        }
+        QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
+                config.retention().quarantine(), List.of()).withReceiveCount(m.receiveCount());
+        boolean first = quarantine.putIfAbsent(record);
+        inbox.delete(m);
+        if (first) {
+            metrics.quarantined(failureClass);
+            metrics.adoptedFromDeadLetters();
+            alerts.quarantined(parked);
+            LOG.infof("Job %s adopted from the dead-letter queue: class=%s receives=%d generation=%d", jobId, failureClass,
+                    m.receiveCount(), parked.generation());
+        } else {
+            LOG.infof("Job %s: a dead-letter copy without quarantine attributes was marked as one of its copies (already quarantined)", jobId);
+        }
+        return first;
+    }
+
+    private static int parseGeneration(String s) {
+        try {
+            return Math.max(1, Integer.parseInt(s));
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+}

@@ -1,0 +1,197 @@
+package io.poisonguard.flows;
+
+import io.poisonguard.example.permit.PermitReportHandler;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.pipeline.Poller;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.testing.AlertSinks;
+import io.poisonguard.testing.EmulatorsResource;
+import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import io.restassured.response.Response;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.atomic.AtomicReference;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 10, item 2: messages that reach the DLQ without the service (SQS's redrive backstop, an
+ * operator's hand) are adopted by the dead-letter intake as REDRIVEN quarantines with one alert each,
+ * then replay like any quarantined job; and a parked job's copy moved back to the main queue goes back
+ * to the DLQ instead of being dropped as a stale generation.
+ */
+@QuarkusTest
+@TestProfile(DeadLetterIntakeTest.Profile.class)
+class DeadLetterIntakeTest extends FlowTest {
+    /** Every class limit at 1 lets the redrive backstop sit at 20 (it must exceed their sum, 9, plus 10). */
+    static final int BACKSTOP = 20;
+
+    public static class Profile extends EmulatorProfile {
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(EmulatorsResource.class), new TestResourceEntry(AlertSinks.class));
+        }
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> c = new HashMap<>();
+            for (FailureClass fc : FailureClass.values()) {
+                c.put("poison-guard.failure." + fc.key() + ".max-attempts", "1");
+            }
+            c.put("poison-guard.resources.redrive-max-receive-count", Integer.toString(BACKSTOP));
+            c.put("poison-guard.consumer.enabled", "false");
+            c.put("poison-guard.dead-letter.sweep-interval", "1s");
+            c.put("poison-guard.replay.settle-time", "1s");
+            return c;
+        }
+    }
+
+    @Inject
+    Poller poller;
+    @Inject
+    PermitReportHandler handler;
+
+    final String operator = Tokens.of("olga", "operator");
+    final String admin = Tokens.of("ada", "admin");
+
+    @AfterEach
+    void tearDown() {
+        handler.legacyReader(false);
+        poller.stop();
+    }
+
+    private void tenant(String tenant) {
+        given().auth().oauth2(admin).contentType(ContentType.JSON)
+                .body(Map.of("status", "ACTIVE", "jobTypes", List.of("permit-report"), "reason", "test setup"))
+                .put("/ops/tenants/" + tenant).then().statusCode(200);
+    }
+
+    /** Replays through the API, asking again while the guard answers "try again" (a DLQ scan may hold the copy briefly). */
+    private Response replay(String jobId) {
+        AtomicReference<Response> last = new AtomicReference<>();
+        await().atMost(Duration.ofSeconds(30)).pollInterval(Duration.ofMillis(500)).until(() -> {
+            Response r = given().auth().oauth2(operator).contentType(ContentType.JSON)
+                    .body(Map.of("reason", "adopted orphan, provider fixed", "dryRun", false)).post("/ops/quarantine/" + jobId + "/replay");
+            last.set(r);
+            return !(r.statusCode() == 409 && r.asString().contains("CONFLICT"));
+        });
+        return last.get();
+    }
+
+    private long alertsFor(String jobId) {
+        return AlertSinks.WEBHOOK.stream().filter(a -> a.contains("\"event\":\"job.quarantined\"") && a.contains("\"jobId\":\"" + jobId + "\""))
+                .count();
+    }
+
+    private long noticesFor(String jobId) {
+        return queues().drain(names.noticesQueue()).stream().filter(m -> jobId.equals(Queues.attr(m, "job-id"))).count();
+    }
+
+    @Test
+    void jobsTheRedriveBackstopOrAnOperatorMovedToTheDlqAreAdoptedAlertedOnceAndReplayable() {
+        Queues queues = queues();
+        tenant("t-orphan");
+        // Identity from the attribute, and from the body (no job-id attribute).
+        queues.send(Queues.permitV3("P-ORPHAN-1"), Queues.permitAttributes("orphan-attr", "t-orphan", 3));
+        Map<String, String> noId = Queues.permitAttributes("unused", "t-orphan", 3);
+        noId.remove("job-id");
+        queues.send("{\"jobId\":\"orphan-body\"," + Queues.permitV3("P-ORPHAN-2").substring(1), noId);
+
+        // No consumer runs: a receiver that never finishes keeps the copies coming back until SQS's
+        // redrive policy moves them to the DLQ.
+        String jobsUrl = queues.url(names.jobsQueue());
+        await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> {
+            sqs.receiveMessage(b -> b.queueUrl(jobsUrl).maxNumberOfMessages(10).visibilityTimeout(0));
+            return queues.depth(names.jobsQueue()) == 0;
+        });
+
+        // And one moved by hand, with neither a job-id attribute nor a body field: its MessageId is its identity.
+        Map<String, String> byHand = Queues.permitAttributes("unused", "t-orphan", 3);
+        byHand.remove("job-id");
+        String handId = sqs.sendMessage(b -> b.queueUrl(queues.url(names.deadLetterQueue())).messageBody(Queues.permitV3("P-ORPHAN-3"))
+                .messageAttributes(Queues.sdk(byHand))).messageId();
+
+        List<String> jobs = List.of("orphan-attr", "orphan-body", handId);
+        await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream().allMatch(j -> quarantine.find(j).isPresent()
+                && state(j) == JobState.QUARANTINED));
+        for (String j : jobs) {
+            QuarantineRecord record = quarantine.find(j).orElseThrow();
+            LedgerRecord l = ledger.find(j).orElseThrow();
+            assertEquals(FailureClass.REDRIVEN, record.failureClass(), j);
+            assertEquals(FailureClass.REDRIVEN, l.quarantineClass(), j);
+            assertEquals("t-orphan", record.tenant(), j);
+            assertEquals("permit-report", record.jobType(), j);
+            System.out.println("[dead-letter] " + j + " adopted: receives=" + record.receiveCount() + " reason=" + record.reason());
+            assertTrue(record.receiveCount() != null && record.receiveCount() >= 1, j + " records its receive count");
+        }
+        assertTrue(quarantine.find("orphan-attr").orElseThrow().receiveCount() >= BACKSTOP,
+                "a redriven copy was received at least maxReceiveCount times");
+        // Later sweeps find only adopted copies: still exactly one alert per job, and each job's one copy stays in the DLQ.
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> jobs.stream().allMatch(j -> alertsFor(j) == 1)
+                && queues.depth(names.deadLetterQueue()) == 3);
+        given().get("/q/metrics").then().body(containsString("poison_guard_dead_letter_adopted_total 3.0"));
+
+        poller.start();
+        for (String j : jobs) {
+            Response r = replay(j);
+            assertEquals(202, r.statusCode(), r.asString());
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream().allMatch(j -> state(j) == JobState.SUCCEEDED));
+        for (String j : jobs) {
+            assertEquals(2, ledger.find(j).orElseThrow().generation(), j + " replayed as generation 2, same identity");
+        }
+        assertEquals(0, queues.depth(names.deadLetterQueue()), "replay took the adopted copies");
+    }
+
+    @Test
+    void aGenerationTwoQuarantinedJobsCopyMovedBackToTheMainQueueIsForwardedToTheDlqAgainNotDropped() {
+        Queues queues = queues();
+        tenant("t-back");
+        poller.start();
+        queues.send(Queues.permitV1("P-BACK"), Queues.permitAttributes("moved-back", "t-back", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("moved-back") == JobState.QUARANTINED
+                && quarantine.find("moved-back").isPresent() && queues.depth(names.jobsQueue()) == 0);
+        // Replayed without the reader: it fails again and is quarantined at generation 2.
+        assertEquals(202, replay("moved-back").statusCode());
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find("moved-back").map(r -> r.state() == JobState.QUARANTINED
+                && r.generation() == 2).orElse(false) && queues.depth(names.jobsQueue()) == 0 && queues.depth(names.deadLetterQueue()) == 1);
+
+        // An operator moves the dead-letter copy back to the main queue as it is.
+        String dlqUrl = queues.url(names.deadLetterQueue());
+        List<Message> copies = sqs.receiveMessage(b -> b.queueUrl(dlqUrl).maxNumberOfMessages(10).waitTimeSeconds(1)
+                .messageAttributeNames("All")).messages();
+        assertEquals(1, copies.size());
+        Message copy = copies.get(0);
+        assertEquals("2", Queues.attr(copy, "generation"), "the dead-letter copy keeps its generation");
+        Map<String, MessageAttributeValue> attrs = copy.messageAttributes();
+        sqs.sendMessage(b -> b.queueUrl(queues.url(names.jobsQueue())).messageBody(copy.body()).messageAttributes(attrs));
+        sqs.deleteMessage(b -> b.queueUrl(dlqUrl).receiptHandle(copy.receiptHandle()));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0 && queues.depth(names.deadLetterQueue()) == 1);
+        LedgerRecord after = ledger.find("moved-back").orElseThrow();
+        assertEquals(JobState.QUARANTINED, after.state());
+        assertEquals(2, after.generation());
+        // One alert per quarantine (generations 1 and 2), none for the copy that came back.
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("moved-back") == 2);
+        // Leave the DLQ as the other test expects to find it.
+        queues.drain(names.deadLetterQueue());
+    }
+}
