@@ -2,6 +2,7 @@ package io.poisonguard.dynamodb;
 
 import io.poisonguard.admission.Diagnostics;
 import io.poisonguard.failure.FailureClass;
+import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.QuarantinePage;
 import io.poisonguard.quarantine.QuarantineQuery;
 import io.poisonguard.quarantine.QuarantineRecord;
@@ -238,6 +239,11 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         m.put("sourceMessageId", Attrs.s(r.sourceMessageId()));
         m.put("status", Attrs.s(r.status().name()));
         m.put("replays", replays(r.replays()));
+        m.put("deadLetter", Attrs.s(r.deadLetter().state().name()));
+        if (r.deadLetter().detail() != null) {
+            m.put("deadLetterDetail", Attrs.s(r.deadLetter().detail()));
+        }
+        m.put("sourceKept", AttributeValue.fromBool(r.deadLetter().sourceKept()));
         return m;
     }
 
@@ -291,6 +297,17 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 Attrs.instantSeconds(m, TTL),
                 Attrs.str(m, "sourceMessageId"),
                 Attrs.str(m, "status") == null ? QuarantineStatus.QUARANTINED : QuarantineStatus.valueOf(Attrs.str(m, "status")),
-                replays(m.get("replays")));
+                replays(m.get("replays")),
+                deadLetter(m));
+    }
+
+    private static DeadLetterCopy deadLetter(Map<String, AttributeValue> m) {
+        String state = Attrs.str(m, "deadLetter");
+        if (state == null) {
+            return null;
+        }
+        AttributeValue kept = m.get("sourceKept");
+        return new DeadLetterCopy(DeadLetterCopy.State.valueOf(state), Attrs.str(m, "deadLetterDetail"),
+                kept != null && Boolean.TRUE.equals(kept.bool()));
     }
 }
