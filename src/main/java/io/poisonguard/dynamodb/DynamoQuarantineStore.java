@@ -2,6 +2,7 @@ package io.poisonguard.dynamodb;
 
 import io.poisonguard.admission.Diagnostics;
 import io.poisonguard.failure.FailureClass;
+import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.QuarantinePage;
 import io.poisonguard.quarantine.QuarantineQuery;
 import io.poisonguard.quarantine.QuarantineRecord;
@@ -241,6 +242,11 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         if (r.receiveCount() != null) {
             m.put("receiveCount", Attrs.n(r.receiveCount()));
         }
+        m.put("deadLetter", Attrs.s(r.deadLetter().state().name()));
+        if (r.deadLetter().detail() != null) {
+            m.put("deadLetterDetail", Attrs.s(r.deadLetter().detail()));
+        }
+        m.put("sourceKept", AttributeValue.fromBool(r.deadLetter().sourceKept()));
         return m;
     }
 
@@ -295,6 +301,17 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 Attrs.str(m, "sourceMessageId"),
                 Attrs.str(m, "status") == null ? QuarantineStatus.QUARANTINED : QuarantineStatus.valueOf(Attrs.str(m, "status")),
                 replays(m.get("replays")),
-                Attrs.integer(m, "receiveCount"));
+                Attrs.integer(m, "receiveCount"),
+                deadLetter(m));
+    }
+
+    private static DeadLetterCopy deadLetter(Map<String, AttributeValue> m) {
+        String state = Attrs.str(m, "deadLetter");
+        if (state == null) {
+            return null;
+        }
+        AttributeValue kept = m.get("sourceKept");
+        return new DeadLetterCopy(DeadLetterCopy.State.valueOf(state), Attrs.str(m, "deadLetterDetail"),
+                kept != null && Boolean.TRUE.equals(kept.bool()));
     }
 }

@@ -14,6 +14,7 @@ import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.observability.Metrics;
+import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.DeadLetterInbox;
 import io.poisonguard.quarantine.DeadLetterSink;
 import io.poisonguard.quarantine.QuarantineRecord;
@@ -182,15 +183,16 @@ public class DeadLetterIntake {
             }
         }
         FailureClass failureClass = parked.quarantineClass() == null ? FailureClass.REDRIVEN : parked.quarantineClass();
+        DeadLetterCopy copy;
         try {
-            deadLetters.send(m, jobId, failureClass, parked.attempt(), parked.quarantineReason());
+            copy = DeadLetterCopy.sent(deadLetters.send(m, jobId, failureClass, parked.attempt(), parked.quarantineReason()));
         } catch (RuntimeException e) {
             // The original stays in the DLQ and the ledger says QUARANTINED: the next sweep finishes the adoption.
             LOG.warnf("Job %s: re-sending its dead-letter copy failed (%s); the next sweep tries again", jobId, e.getClass().getSimpleName());
             return false;
         }
         QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
-                config.retention().quarantine(), List.of()).withReceiveCount(m.receiveCount());
+                config.retention().quarantine(), List.of(), copy).withReceiveCount(m.receiveCount());
         boolean first = quarantine.putIfAbsent(record);
         inbox.delete(m);
         if (first) {

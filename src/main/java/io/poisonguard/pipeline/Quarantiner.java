@@ -2,11 +2,14 @@ package io.poisonguard.pipeline;
 
 import io.poisonguard.admission.Diagnostics;
 import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.admission.WireSize;
 import io.poisonguard.alerts.Alerts;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.observability.Metrics.Outcome;
+import io.poisonguard.quarantine.DeadLetterCopy;
+import io.poisonguard.quarantine.DeadLetterRefusals;
 import io.poisonguard.quarantine.DeadLetterSink;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStore;
@@ -17,10 +20,13 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Completes a quarantine whose ledger state is already QUARANTINED: the dead-letter copy, then the
- * quarantine record, then the delete from the main queue. Each step is safe to repeat, so a crash
+ * quarantine record, then the delete from the main queue. When the dead-letter queue refuses the copy
+ * for good (SQS: too large, invalid characters), the record and alert are still written, naming the
+ * refusal, and the source message stays for SQS's redrive policy. Each step is safe to repeat, so a crash
  * anywhere leaves a copy that comes back and finishes the job here (invariant 2: may duplicate in
  * the DLQ, never loses).
  */
@@ -35,11 +41,13 @@ public class Quarantiner {
     private final Metrics metrics;
     private final PoisonGuardConfig config;
     private final Alerts alerts;
+    private final DeadLetterRefusals refusals;
 
-    public Quarantiner(QuarantineStore store, DeadLetterSink deadLetters, SourceQueue source, Clock clock, Metrics metrics,
-                       PoisonGuardConfig config, Alerts alerts) {
+    public Quarantiner(QuarantineStore store, DeadLetterSink deadLetters, DeadLetterRefusals refusals, SourceQueue source, Clock clock,
+                       Metrics metrics, PoisonGuardConfig config, Alerts alerts) {
         this.store = store;
         this.deadLetters = deadLetters;
+        this.refusals = refusals;
         this.source = source;
         this.clock = clock;
         this.metrics = metrics;
@@ -55,23 +63,40 @@ public class Quarantiner {
                         ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + record.quarantineClass())
                         : e)
                 .toList();
-        String deadLetterId;
+        // A message too large to copy whole keeps its body and the contract's attributes (admission
+        // rejected it, so its own attributes matter less than the payload reaching the DLQ at all).
+        InboundMessage copy = WireSize.deadLetterCopyFits(m) ? m : WireSize.contractOnly(m);
+        DeadLetterCopy deadLetter;
         try {
-            deadLetterId = deadLetters.send(m, record.jobId(), record.quarantineClass(), record.attempt(), record.quarantineReason());
+            deadLetter = DeadLetterCopy.sent(deadLetters.send(copy, record.jobId(), record.quarantineClass(), record.attempt(),
+                    record.quarantineReason()));
         } catch (RuntimeException e) {
-            // Not durable in the DLQ yet, so the source copy must stay. It comes back, finds the job
-            // QUARANTINED and tries again; SQS's redrive backstop takes it if this never succeeds.
+            Optional<String> refusal = refusals.permanent(e);
+            if (refusal.isEmpty()) {
+                // Not durable in the DLQ yet, so the source copy must stay. It comes back, finds the job
+                // QUARANTINED and tries again; SQS's redrive backstop takes it if this never succeeds.
+                source.changeVisibility(m, config.consumer().visibilityTimeout());
+                metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
+                LOG.errorf("Job %s: dead-letter copy failed (%s); the message stays on the main queue and will be retried",
+                        record.jobId(), e.getClass().getSimpleName());
+                return;
+            }
+            // Trying again cannot help, and waiting for it would hide the quarantine: record and alert now.
+            // Nothing else holds the payload, so the source message stays for SQS's redrive policy.
+            deadLetter = DeadLetterCopy.refused(refusal.get(), true);
+        }
+        // Whoever writes the record first sends the one alert; the record names where the payload is.
+        boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
+                earlier, deadLetter));
+        if (deadLetter.sourceKept()) {
             source.changeVisibility(m, config.consumer().visibilityTimeout());
             metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
-            LOG.errorf("Job %s: dead-letter copy failed (%s); the message stays on the main queue and will be retried",
-                    record.jobId(), e.getClass().getSimpleName());
-            return;
+            LOG.errorf("Job %s: the dead-letter queue refused its copy (%s); quarantined, and the message stays on the main queue"
+                    + " for the redrive policy", record.jobId(), deadLetter.detail());
+        } else {
+            source.delete(m);
+            metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         }
-        // The record is written once a dead-letter copy is durable: its existence means the payload is
-        // preserved, and whoever writes it first sends the one alert.
-        boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(), earlier));
-        source.delete(m);
-        metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         if (first) {
             metrics.quarantined(record.quarantineClass());
             alerts.quarantined(record);
@@ -79,7 +104,7 @@ public class Quarantiner {
                 alerts.replayOutcome(record);
             }
             LOG.infof("Job %s quarantined: class=%s attempts=%d generation=%d dlq=%s", record.jobId(), record.quarantineClass(),
-                    record.attempt(), record.generation(), deadLetterId);
+                    record.attempt(), record.generation(), deadLetter);
         } else {
             LOG.infof("Job %s: another copy forwarded to the dead-letter queue (already quarantined)", record.jobId());
         }

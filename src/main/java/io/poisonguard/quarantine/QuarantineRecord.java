@@ -11,7 +11,7 @@ import java.util.Map;
 
 /**
  * The operator's view of a quarantined job: metadata and bounded diagnostics, never the payload
- * (invariant 8). {@code failures} counts failures per class, so CRASH (attributable, it ran alone)
+ * (invariant 8). {@code deadLetter} says whether the dead-letter queue holds its copy. {@code failures} counts failures per class, so CRASH (attributable, it ran alone)
  * and CRASH_AMBIGUOUS (it crashed among other jobs) stand apart. The payload lives in the dead-letter queue for as long as its retention allows;
  * {@code expiresAt} is this record's TTL. {@code receiveCount} is set only for a job the dead-letter
  * intake adopted (class REDRIVEN): SQS's ApproximateReceiveCount of the copy it found in the DLQ.
@@ -34,30 +34,34 @@ public record QuarantineRecord(
         String sourceMessageId,
         QuarantineStatus status,
         List<ReplayEntry> replays,
-        Integer receiveCount) {
+        Integer receiveCount,
+        DeadLetterCopy deadLetter) {
 
     public QuarantineRecord {
         history = history == null ? List.of() : List.copyOf(history);
         failures = failures == null ? Map.of() : Map.copyOf(failures);
         replays = replays == null ? List.of() : List.copyOf(replays);
         status = status == null ? QuarantineStatus.QUARANTINED : status;
+        // Records written before the dead-letter state was kept were only ever written after a sent copy.
+        deadLetter = deadLetter == null ? DeadLetterCopy.sent(null) : deadLetter;
     }
 
     /**
      * The record of a job that has just been quarantined; {@code earlierReplays} carries the replay
-     * history of a previous generation's record, so a failed replay does not erase it.
+     * history of a previous generation's record, so a failed replay does not erase it; {@code deadLetter}
+     * names what became of the dead-letter copy.
      */
     public static QuarantineRecord of(LedgerRecord ledger, Diagnostics diagnostics, String sourceMessageId, Instant now,
-                                      java.time.Duration retention, List<ReplayEntry> earlierReplays) {
+                                      java.time.Duration retention, List<ReplayEntry> earlierReplays, DeadLetterCopy deadLetter) {
         return new QuarantineRecord(ledger.jobId(), ledger.tenant(), ledger.jobType(), ledger.generation(),
                 ledger.quarantineClass(), ledger.quarantineReason(), ledger.attempt(), ledger.failures(), diagnostics, ledger.history(),
                 ledger.firstSeen(), ledger.updatedAt(), now, now.plus(retention), sourceMessageId, QuarantineStatus.QUARANTINED,
-                earlierReplays, null);
+                earlierReplays, null, deadLetter);
     }
 
     /** The record with the receive count of the dead-letter copy the intake adopted. */
     public QuarantineRecord withReceiveCount(int count) {
         return new QuarantineRecord(jobId, tenant, jobType, generation, failureClass, reason, attempts, failures, diagnostics, history,
-                firstSeen, lastSeen, quarantinedAt, expiresAt, sourceMessageId, status, replays, count);
+                firstSeen, lastSeen, quarantinedAt, expiresAt, sourceMessageId, status, replays, count, deadLetter);
     }
 }

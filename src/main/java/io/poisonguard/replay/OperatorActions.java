@@ -95,7 +95,8 @@ public class OperatorActions {
             return conflict(jobId, actor, reason, quarantined);
         }
         int attempt = replaying.attempt() + 1;
-        List<ArchivedMessage> copies = archive.take(jobId);
+        ArchiveScan scan = archive.find(jobId);
+        List<ArchivedMessage> copies = scan.copies();
         Optional<Instant> quarantinedAt = quarantine.find(jobId).map(QuarantineRecord::quarantinedAt);
         if (copies.isEmpty() && quarantinedAt.isPresent() && quarantinedAt.get().plus(settleTime).isAfter(now)) {
             // The quarantine may still be sending its dead-letter copy: not a loss, just early.
@@ -112,6 +113,13 @@ public class OperatorActions {
                     "no dead-letter copy of job " + jobId + " is visible right now, but some are held by another action; try again in a minute");
             record(AuditAction.REPLAY, held, actor, reason, quarantined.generation(), quarantined.attempt());
             return held;
+        }
+        if (copies.isEmpty() && !scan.complete()) {
+            // The scan stopped at its bound in a deep DLQ: the copy may be past where it looked.
+            ledger.write(quarantined.withVersion(replaying.version()));
+            ActionOutcome notYet = notFoundYet(jobId);
+            record(AuditAction.REPLAY, notYet, actor, reason, quarantined.generation(), quarantined.attempt());
+            return notYet;
         }
         if (copies.isEmpty()) {
             // Keep the generation the job was quarantined at: a copy of it that shows up later is then
@@ -220,8 +228,11 @@ public class OperatorActions {
         if (current.isEmpty()) {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId);
         } else {
-            List<ArchivedMessage> copies = archive.take(jobId);
-            if (copies.isEmpty()) {
+            ArchiveScan scan = archive.find(jobId);
+            List<ArchivedMessage> copies = scan.copies();
+            if (copies.isEmpty() && !scan.complete()) {
+                outcome = notFoundYet(jobId);
+            } else if (copies.isEmpty()) {
                 outcome = new ActionOutcome.Unrecoverable(jobId, "no dead-letter copy is left");
             } else {
                 archive.release(copies);
@@ -231,6 +242,11 @@ public class OperatorActions {
         record(AuditAction.VIEW_PAYLOAD, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
                 current.map(LedgerRecord::attempt).orElse(null));
         return outcome;
+    }
+
+    private static ActionOutcome notFoundYet(String jobId) {
+        return new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_NOT_FOUND_YET, "no dead-letter copy of job " + jobId
+                + " was found, but the dead-letter queue is deeper than one scan reads; nothing changed, try again later");
     }
 
     private Optional<ActionOutcome> guard(String jobId, Optional<LedgerRecord> current) {

@@ -7,8 +7,16 @@ import java.util.List;
  * look a message up by attribute, so finding a job's copies scans the queue.
  */
 public interface PayloadArchive {
-    /** Every dead-letter copy of {@code jobId}, hidden from other readers until released or deleted. */
-    List<ArchivedMessage> take(String jobId);
+    /**
+     * The dead-letter copies of {@code jobId} a scan found, hidden from other readers until released or
+     * deleted, and whether the scan looked at every message (a deep queue stops it at its bound).
+     */
+    ArchiveScan find(String jobId);
+
+    /** The copies {@link #find} finds, however complete its scan. */
+    default List<ArchivedMessage> take(String jobId) {
+        return find(jobId).copies();
+    }
 
     void delete(List<ArchivedMessage> copies);
 

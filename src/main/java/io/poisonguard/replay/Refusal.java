@@ -9,7 +9,12 @@ public enum Refusal {
     CONFLICT(409),
     TENANT_NOT_AUTHORIZED(403),
     /** The main queue did not take the replayed message; nothing changed. */
-    SEND_FAILED(503);
+    SEND_FAILED(503),
+    /**
+     * No copy of the payload was found, but the dead-letter scan stopped at its bound before looking at
+     * every message: not proof of loss, so the job keeps its state and the action may be tried again.
+     */
+    PAYLOAD_NOT_FOUND_YET(503);
 
     private final int status;
 

@@ -2,6 +2,7 @@ package io.poisonguard.sqs;
 
 import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.replay.ArchiveScan;
 import io.poisonguard.replay.ArchivedMessage;
 import io.poisonguard.replay.PayloadArchive;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -25,7 +26,7 @@ import java.util.Set;
 @ApplicationScoped
 public class SqsPayloadArchive implements PayloadArchive {
     static final int HOLD_SECONDS = 60;
-    /** Upper bound on receives per scan (10 messages each). */
+    /** Upper bound on receives per scan (10 messages each): a deeper DLQ makes the scan partial. */
     static final int MAX_ROUNDS = 500;
     /** Consecutive empty short polls before a quick scan stops. */
     static final int QUICK_EMPTY_RECEIVES = 3;
@@ -49,30 +50,32 @@ public class SqsPayloadArchive implements PayloadArchive {
 
     /** One scan at a time per process: two concurrent scans would hide each other's messages. */
     @Override
-    public List<ArchivedMessage> take(String jobId) {
+    public ArchiveScan find(String jobId) {
         scan.lock();
         try {
-            List<ArchivedMessage> found = scan(jobId, 0, QUICK_EMPTY_RECEIVES);
+            ArchiveScan quick = scan(jobId, 0, QUICK_EMPTY_RECEIVES);
             // Short polls sample only some SQS servers; before answering "none", look again with a long
             // poll, which asks them all. Only the not-found case pays for it.
-            return found.isEmpty() ? scan(jobId, 1, 1) : found;
+            return quick.copies().isEmpty() ? scan(jobId, 1, 1) : quick;
         } finally {
             scan.unlock();
         }
     }
 
-    private List<ArchivedMessage> scan(String jobId, int waitSeconds, int emptiesToStop) {
+    /** Complete when the queue ran dry or came round again; partial when it stopped at {@link #MAX_ROUNDS}. */
+    private ArchiveScan scan(String jobId, int waitSeconds, int emptiesToStop) {
         String url = urls.deadLetter();
         List<ArchivedMessage> found = new ArrayList<>();
         List<Message> others = new ArrayList<>();
         Set<String> seen = new HashSet<>();
+        boolean complete = false;
         try {
             int empty = 0;
-            for (int round = 0; round < MAX_ROUNDS && empty < emptiesToStop; round++) {
+            for (int round = 0; round < MAX_ROUNDS && !complete; round++) {
                 List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(waitSeconds)
                         .visibilityTimeout(HOLD_SECONDS).messageAttributeNames("All")).messages();
                 if (batch.isEmpty()) {
-                    empty++;
+                    complete = ++empty >= emptiesToStop;
                     continue;
                 }
                 empty = 0;
@@ -86,14 +89,12 @@ public class SqsPayloadArchive implements PayloadArchive {
                         others.add(m);
                     }
                 }
-                if (wrapped) {
-                    break;
-                }
+                complete = wrapped;
             }
         } finally {
             giveBack(url, others.stream().map(Message::receiptHandle).toList());
         }
-        return found;
+        return new ArchiveScan(found, complete);
     }
 
     @Override

@@ -264,4 +264,48 @@ class PreflightTest {
         assertTrue(r.detail().contains("evil?type"), r.detail());
         assertTrue(r.detail().length() < 120, r.detail());
     }
+
+    /** Limits that let a body reach SQS's own limit, so only the wire-size accounting can refuse it. */
+    private final Preflight wide = new Preflight(new AdmissionLimits(1024 * 1024, Integer.MAX_VALUE, 4, 3), CATALOG);
+
+    private static Messages sizedTo(long wireBytes) {
+        Messages m = job().body("");
+        long overhead = WireSize.of(m.build());
+        return m.body("x".repeat((int) (wireBytes - overhead)));
+    }
+
+    @Test
+    void aMessageThatLeavesNoRoomForTheDeadLetterAdditionsIsRejectedNamingTheReason() {
+        long limit = WireSize.SQS_MAX_MESSAGE_BYTES - WireSize.DEAD_LETTER_ADDITIONS;
+        Messages atTheLimit = sizedTo(limit + 1);
+        assertEquals(limit + 1, WireSize.of(atTheLimit.build()));
+
+        Verdict v = wide.check(atTheLimit.build());
+
+        Verdict.Rejected r = assertInstanceOf(Verdict.Rejected.class, v);
+        assertEquals("too-large-for-dead-letter", r.reason());
+        assertTrue(r.detail().contains(Long.toString(limit + 1)), r.detail());
+    }
+
+    @Test
+    void aMessageJustBelowTheLimitIsAdmittedAndItsAttributesCountAgainstIt() {
+        long limit = WireSize.SQS_MAX_MESSAGE_BYTES - WireSize.DEAD_LETTER_ADDITIONS;
+
+        assertInstanceOf(Verdict.Admitted.class, wide.check(sizedTo(limit).build()));
+        // The same body with one more attribute crosses it: attributes are part of the size.
+        Messages withTrace = sizedTo(limit).with("a", MessageAttribute.string(""));
+        assertEquals("too-large-for-dead-letter", assertInstanceOf(Verdict.Rejected.class, wide.check(withTrace.build())).reason());
+    }
+
+    @Test
+    void wireSizeCountsTheBodyAndEachAttributesNameTypeAndValueInUtf8() {
+        java.util.Map<String, MessageAttribute> attrs = java.util.Map.of(
+                "tenant", MessageAttribute.string("é"),
+                "blob", new MessageAttribute("Binary", null, new byte[]{1, 2, 3}),
+                "schema-version", MessageAttribute.number(12));
+
+        long size = WireSize.of("€", attrs);
+
+        assertEquals(3 + (6 + 6 + 2) + (4 + 6 + 3) + (14 + 6 + 2), size);
+    }
 }
