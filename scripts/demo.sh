@@ -32,6 +32,9 @@ VIEWER=$(node scripts/dev-token.mjs --keys "$KEYS" --sub demo-viewer viewer)
 ADMIN=$(node scripts/dev-token.mjs --keys "$KEYS" --sub demo-admin admin)
 OPERATOR=$(node scripts/dev-token.mjs --keys "$KEYS" --sub demo-operator operator)
 
+# A fresh payload-vault key per demo run (quarantined payloads are sealed with it).
+VAULT_KEY=$(node -e "process.stdout.write(require('crypto').randomBytes(32).toString('base64'))")
+
 echo "==> starting poison-guard (log: target/demo/service.log)"
 # -XX:+ExitOnOutOfMemoryError: a JVM that ran out of memory is in an unknown state; exiting leaves the
 # job's attempt open in the ledger, so it is charged a crash, and the worker is restarted clean.
@@ -47,6 +50,7 @@ java -XX:+ExitOnOutOfMemoryError \
   -Dquarkus.dynamodb.aws.credentials.static-provider.access-key-id=local \
   -Dquarkus.dynamodb.aws.credentials.static-provider.secret-access-key=local \
   -Dpoison-guard.prefix="$PREFIX" \
+  -Dpoison-guard.payload-vault.key="$VAULT_KEY" \
   -Dpoison-guard.resources.create=true \
   -Dpoison-guard.consumer.receive-wait=2s \
   -Dpoison-guard.consumer.visibility-timeout=10s \

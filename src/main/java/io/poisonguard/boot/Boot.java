@@ -1,5 +1,6 @@
 package io.poisonguard.boot;
 
+import io.poisonguard.vault.PayloadVault;
 import io.poisonguard.config.Names;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.disposition.Policy;
@@ -26,9 +27,11 @@ public class Boot {
     private static final Logger LOG = Logger.getLogger(Boot.class);
 
     void onStart(@Observes StartupEvent event, PoisonGuardConfig config, Policy policy, Names names, SqsClient sqs,
-                 DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges, JobHandlers handlers, DeadLetterIntake deadLetterIntake) {
+                 DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges, JobHandlers handlers, DeadLetterIntake deadLetterIntake,
+                 PayloadVault vault) {
         LOG.infof("Policy: %s", policy.classes());
         handlers.checkSettings();
+        LOG.infof("Payload vault: %s", vault.enabled() ? "on (" + names.payloadsTable() + ")" : "off: the dead-letter queue is the only payload copy");
         if (config.resources().create()) {
             new TableBootstrap(dynamo, names).ensureTables();
             new QueueBootstrap(sqs, names).ensureQueues(config.resources().queueRetention(),

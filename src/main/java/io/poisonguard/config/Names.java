@@ -22,6 +22,10 @@ public record Names(String prefix) {
         return prefix + "-quarantine";
     }
 
+    public String payloadsTable() {
+        return prefix + "-payloads";
+    }
+
     public String effectsTable() {
         return prefix + "-effects";
     }

@@ -64,6 +64,25 @@ public interface PoisonGuardConfig {
     @WithName("dead-letter")
     DeadLetter deadLetter();
 
+    @WithName("payload-vault")
+    PayloadVaultSettings payloadVault();
+
+    /**
+     * The payload vault: each quarantined job's payload kept by job id (sealed with AES-256-GCM) beside its
+     * quarantine record, so replay and the payload view find it in one keyed read however deep the DLQ is.
+     */
+    interface PayloadVaultSettings {
+        /** Keep payloads in the vault. Off, the dead-letter queue is the only copy (found by scanning it). */
+        @WithDefault("true")
+        boolean enabled();
+
+        /** The sealing key, 32 bytes in base64 (for example {@code openssl rand -base64 32}). Required when enabled. */
+        Optional<String> key();
+
+        /** Keys earlier entries may be sealed with (after a rotation), base64, comma-separated; never used to seal. */
+        Optional<List<String>> previousKeys();
+    }
+
     /**
      * The dead-letter intake: a sweep of the DLQ that adopts messages the service did not put there
      * (SQS's redrive backstop, an operator) as REDRIVEN quarantines, so every one has a record and an alert.

@@ -1,6 +1,10 @@
 package io.poisonguard.dynamodb;
 
 import io.poisonguard.config.Names;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.vault.PayloadSeal;
+import io.poisonguard.vault.PayloadVault;
+import io.quarkus.runtime.configuration.ConfigurationException;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.effects.EffectStore;
 import io.poisonguard.tenants.TenantDirectory;
@@ -11,6 +15,10 @@ import jakarta.enterprise.inject.Produces;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.time.Clock;
+import java.util.ArrayList;
+import java.util.Base64;
+import java.util.List;
+import java.util.Set;
 
 /** Binds the DynamoDB adapters to their ports. */
 @ApplicationScoped
@@ -26,6 +34,38 @@ public class DynamoBeans {
     @ApplicationScoped
     QuarantineStore quarantine(DynamoDbClient dynamo, Names names, Clock clock) {
         return new DynamoQuarantineStore(dynamo, names.quarantineTable(), clock);
+    }
+
+    /** The payload vault; a missing or malformed key stops the boot, naming the key. */
+    @Produces
+    @ApplicationScoped
+    PayloadVault payloadVault(DynamoDbClient dynamo, Names names, Clock clock, PoisonGuardConfig config) {
+        PoisonGuardConfig.PayloadVaultSettings settings = config.payloadVault();
+        if (!settings.enabled()) {
+            return PayloadVault.DISABLED;
+        }
+        String keyName = "poison-guard.payload-vault.key";
+        byte[] active = decodeKey(keyName, settings.key().orElseThrow(() -> new ConfigurationException(keyName
+                + " is required while poison-guard.payload-vault.enabled=true: 32 random bytes in base64 (openssl rand -base64 32)",
+                Set.of(keyName))));
+        List<byte[]> previous = new ArrayList<>();
+        for (String k : settings.previousKeys().orElse(List.of())) {
+            previous.add(decodeKey("poison-guard.payload-vault.previous-keys", k));
+        }
+        return new DynamoPayloadVault(dynamo, names.payloadsTable(), new PayloadSeal(active, previous), clock);
+    }
+
+    private static byte[] decodeKey(String name, String base64) {
+        byte[] key;
+        try {
+            key = Base64.getDecoder().decode(base64.trim());
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(name + " is not base64", Set.of(name));
+        }
+        if (key.length != 32) {
+            throw new ConfigurationException(name + " must decode to 32 bytes (AES-256), it decodes to " + key.length, Set.of(name));
+        }
+        return key;
     }
 
     @Produces

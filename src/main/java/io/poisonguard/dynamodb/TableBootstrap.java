@@ -22,7 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Creates the ledger, quarantine, effects, audit and tenants tables when missing, idempotently. In production they
+ * Creates the ledger, quarantine, payloads, effects, audit and tenants tables when missing, idempotently. In production they
  * come from infra/; this is for local runs and tests. An endpoint without TTL support (dynalite) is
  * tolerated: every read already treats an expired item as gone.
  */
@@ -45,6 +45,8 @@ public final class TableBootstrap {
                 List.of(attr("jobId", ScalarAttributeType.S), attr("failureClass", ScalarAttributeType.S),
                         attr("tenant", ScalarAttributeType.S), attr("quarantinedAt", ScalarAttributeType.N)),
                 List.of(index(DynamoQuarantineStore.BY_CLASS, "failureClass"), index(DynamoQuarantineStore.BY_TENANT, "tenant")));
+        ttlMissing |= ensure(names.payloadsTable(), List.of(key(DynamoPayloadVault.KEY, KeyType.HASH), key(DynamoPayloadVault.PART, KeyType.RANGE)),
+                List.of(attr(DynamoPayloadVault.KEY, ScalarAttributeType.S), attr(DynamoPayloadVault.PART, ScalarAttributeType.N)), List.of());
         ttlMissing |= ensure(names.effectsTable(), List.of(key("jobId", KeyType.HASH), key("effect", KeyType.RANGE)),
                 List.of(attr("jobId", ScalarAttributeType.S), attr("effect", ScalarAttributeType.S)), List.of());
         ttlMissing |= ensure(names.auditTable(), List.of(key("jobId", KeyType.HASH), key("at", KeyType.RANGE)),

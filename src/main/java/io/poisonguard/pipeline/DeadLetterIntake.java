@@ -16,6 +16,9 @@ import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.DeadLetterInbox;
+import io.poisonguard.quarantine.DeadLetterRefusals;
+import io.poisonguard.vault.KeptPayload;
+import io.poisonguard.vault.PayloadVault;
 import io.poisonguard.quarantine.DeadLetterSink;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStore;
@@ -29,6 +32,7 @@ import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
 import java.util.List;
+import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
 
@@ -64,12 +68,16 @@ public class DeadLetterIntake {
     private final Clock clock;
     private final PoisonGuardConfig config;
     private final LedgerGate gate;
+    private final PayloadVault vault;
+    private final DeadLetterRefusals refusals;
     private final ReentrantLock sweeping = new ReentrantLock();
     private volatile boolean started;
 
     public DeadLetterIntake(DeadLetterInbox inbox, DeadLetterSink deadLetters, LedgerStore ledger, QuarantineStore quarantine,
                             Decisions decisions, Preflight preflight, Alerts alerts, Metrics metrics, Clock clock, PoisonGuardConfig config,
-                            LedgerGate gate) {
+                            LedgerGate gate, PayloadVault vault, DeadLetterRefusals refusals) {
+        this.vault = vault;
+        this.refusals = refusals;
         this.inbox = inbox;
         this.deadLetters = deadLetters;
         this.ledger = ledger;
@@ -132,14 +140,16 @@ public class DeadLetterIntake {
                 boolean wrapped = false;
                 for (InboundMessage m : batch) {
                     wrapped |= !seen.add(m.messageId());
-                    if (m.attribute(WireAttributes.FAILURE_CLASS).isPresent()) {
+                    if (m.attribute(WireAttributes.FAILURE_CLASS).isPresent() || !adopt(m)) {
                         keep.add(m);
-                    } else if (adopt(m)) {
-                        adopted++;
                     } else {
-                        keep.add(m);
+                        adopted++;
                     }
                 }
+                // Give back what stays at once, batch by batch: a replay's or payload view's scan of the DLQ
+                // must not find a quarantined job's copy hidden by a sweep that is still running.
+                inbox.release(keep);
+                keep.clear();
                 if (wrapped) {
                     break;
                 }
@@ -183,13 +193,25 @@ public class DeadLetterIntake {
             }
         }
         FailureClass failureClass = parked.quarantineClass() == null ? FailureClass.REDRIVEN : parked.quarantineClass();
+        boolean kept = false;
+        if (vault.enabled()) {
+            // The original is the payload until the vault holds it; it is deleted only after that.
+            vault.keep(new KeptPayload(jobId, parked.generation(), m.body(), m.attributes(), now.plus(config.retention().quarantine())));
+            kept = true;
+        }
         DeadLetterCopy copy;
         try {
             copy = DeadLetterCopy.sent(deadLetters.send(m, jobId, failureClass, parked.attempt(), parked.quarantineReason()));
         } catch (RuntimeException e) {
-            // The original stays in the DLQ and the ledger says QUARANTINED: the next sweep finishes the adoption.
-            LOG.warnf("Job %s: re-sending its dead-letter copy failed (%s); the next sweep tries again", jobId, e.getClass().getSimpleName());
-            return false;
+            Optional<String> refusal = refusals.permanent(e);
+            if (refusal.isEmpty() || !kept) {
+                // The original stays in the DLQ and the ledger says QUARANTINED: the next sweep finishes the adoption.
+                LOG.warnf("Job %s: re-sending its dead-letter copy failed (%s); the next sweep tries again", jobId,
+                        refusal.orElse(e.getClass().getSimpleName()));
+                return false;
+            }
+            // The queue will never take the re-labelled copy, and the vault holds the payload: the record names the refusal.
+            copy = DeadLetterCopy.refused(refusal.get(), false);
         }
         QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
                 config.retention().quarantine(), List.of(), copy).withReceiveCount(m.receiveCount());

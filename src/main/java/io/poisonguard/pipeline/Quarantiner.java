@@ -14,6 +14,8 @@ import io.poisonguard.quarantine.DeadLetterSink;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.quarantine.ReplayEntry;
+import io.poisonguard.vault.KeptPayload;
+import io.poisonguard.vault.PayloadVault;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -23,10 +25,11 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Completes a quarantine whose ledger state is already QUARANTINED: the dead-letter copy, then the
- * quarantine record, then the delete from the main queue. When the dead-letter queue refuses the copy
- * for good (SQS: too large, invalid characters), the record and alert are still written, naming the
- * refusal, and the source message stays for SQS's redrive policy. Each step is safe to repeat, so a crash
+ * Completes a quarantine whose ledger state is already QUARANTINED: the payload into the vault, the
+ * dead-letter copy, then the quarantine record, then the delete from the main queue. When the dead-letter
+ * queue refuses the copy for good (SQS: too large, invalid characters), the record and alert are still
+ * written, naming the refusal; the source message is deleted when the vault holds the payload and kept
+ * for SQS's redrive policy when the vault is off. Each step is safe to repeat, so a crash
  * anywhere leaves a copy that comes back and finishes the job here (invariant 2: may duplicate in
  * the DLQ, never loses).
  */
@@ -42,9 +45,11 @@ public class Quarantiner {
     private final PoisonGuardConfig config;
     private final Alerts alerts;
     private final DeadLetterRefusals refusals;
+    private final PayloadVault vault;
 
     public Quarantiner(QuarantineStore store, DeadLetterSink deadLetters, DeadLetterRefusals refusals, SourceQueue source, Clock clock,
-                       Metrics metrics, PoisonGuardConfig config, Alerts alerts) {
+                       Metrics metrics, PoisonGuardConfig config, Alerts alerts, PayloadVault vault) {
+        this.vault = vault;
         this.store = store;
         this.deadLetters = deadLetters;
         this.refusals = refusals;
@@ -63,6 +68,21 @@ public class Quarantiner {
                         ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + record.quarantineClass())
                         : e)
                 .toList();
+        // The vault first: once it holds the payload by job id, neither a refused DLQ copy nor a deep DLQ
+        // can make the payload unreachable.
+        boolean kept = false;
+        if (vault.enabled()) {
+            try {
+                vault.keep(new KeptPayload(record.jobId(), record.generation(), m.body(), m.attributes(), now.plus(config.retention().quarantine())));
+                kept = true;
+            } catch (RuntimeException e) {
+                source.changeVisibility(m, config.consumer().visibilityTimeout());
+                metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
+                LOG.errorf("Job %s: keeping its payload in the vault failed (%s); the message stays on the main queue and will be retried",
+                        record.jobId(), e.getClass().getSimpleName());
+                return;
+            }
+        }
         // A message too large to copy whole keeps its body and the contract's attributes (admission
         // rejected it, so its own attributes matter less than the payload reaching the DLQ at all).
         InboundMessage copy = WireSize.deadLetterCopyFits(m) ? m : WireSize.contractOnly(m);
@@ -82,8 +102,9 @@ public class Quarantiner {
                 return;
             }
             // Trying again cannot help, and waiting for it would hide the quarantine: record and alert now.
-            // Nothing else holds the payload, so the source message stays for SQS's redrive policy.
-            deadLetter = DeadLetterCopy.refused(refusal.get(), true);
+            // The vault holds the payload; without it nothing else does, so the source message stays for
+            // SQS's redrive policy.
+            deadLetter = DeadLetterCopy.refused(refusal.get(), !kept);
         }
         // Whoever writes the record first sends the one alert; the record names where the payload is.
         boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
@@ -94,6 +115,10 @@ public class Quarantiner {
             LOG.errorf("Job %s: the dead-letter queue refused its copy (%s); quarantined, and the message stays on the main queue"
                     + " for the redrive policy", record.jobId(), deadLetter.detail());
         } else {
+            if (deadLetter.state() == DeadLetterCopy.State.REFUSED) {
+                LOG.errorf("Job %s: the dead-letter queue refused its copy (%s); quarantined, its payload is in the vault",
+                        record.jobId(), deadLetter.detail());
+            }
             source.delete(m);
             metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         }

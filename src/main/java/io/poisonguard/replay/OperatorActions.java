@@ -16,6 +16,9 @@ import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.quarantine.ReplayEntry;
 import io.poisonguard.pacing.Pacer;
 import io.poisonguard.tenants.TenantDirectory;
+import io.poisonguard.vault.KeptPayload;
+import io.poisonguard.vault.PayloadVault;
+import io.poisonguard.vault.VaultUnreadable;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
 
@@ -31,17 +34,22 @@ import java.util.Optional;
  * {@link ReplayGuard}; every action, refused or done, leaves an audit entry.
  *
  * <p>Replay order: the ledger moves QUARANTINED → REPLAYING with one conditional write (so of two
- * concurrent replays exactly one proceeds), then the dead-letter copy is taken, the paced send
- * puts it back on the main queue with the next generation, and only then is the copy deleted.
+ * concurrent replays exactly one proceeds), then the payload is read from the vault (one keyed read) or,
+ * for a job quarantined without it, taken from the dead-letter queue; the paced send puts it back on the
+ * main queue with the next generation, and only then are the kept payload and the copies deleted.
+ * {@code UNRECOVERABLE} is concluded only when the vault has no entry and a complete DLQ scan found none.
  */
 @ApplicationScoped
 public class OperatorActions {
     private static final Logger LOG = Logger.getLogger(OperatorActions.class);
+    private static final int FORGET_PASSES = 3;
+    private static final java.time.Duration FORGET_PAUSE = java.time.Duration.ofMillis(500);
 
     private final LedgerStore ledger;
     private final QuarantineStore quarantine;
     private final TenantDirectory tenants;
     private final PayloadArchive archive;
+    private final PayloadVault vault;
     private final ReplaySender sender;
     private final AuditLog audit;
     private final Clock clock;
@@ -51,7 +59,9 @@ public class OperatorActions {
     private final java.time.Duration quarantineRetention;
 
     public OperatorActions(LedgerStore ledger, QuarantineStore quarantine, TenantDirectory tenants, PayloadArchive archive,
-                           ReplaySender sender, AuditLog audit, Clock clock, CodeVersion codeVersion, PoisonGuardConfig config) {
+                           PayloadVault vault, ReplaySender sender, AuditLog audit, Clock clock, CodeVersion codeVersion,
+                           PoisonGuardConfig config) {
+        this.vault = vault;
         this.ledger = ledger;
         this.quarantine = quarantine;
         this.tenants = tenants;
@@ -95,6 +105,10 @@ public class OperatorActions {
             return conflict(jobId, actor, reason, quarantined);
         }
         int attempt = replaying.attempt() + 1;
+        Kept kept = kept(jobId);
+        if (kept.payload().isPresent()) {
+            return send(replaying, quarantined, kept.payload().get(), actor, reason, now);
+        }
         ArchiveScan scan = archive.find(jobId);
         List<ArchivedMessage> copies = scan.copies();
         Optional<Instant> quarantinedAt = quarantine.find(jobId).map(QuarantineRecord::quarantinedAt);
@@ -113,6 +127,13 @@ public class OperatorActions {
                     "no dead-letter copy of job " + jobId + " is visible right now, but some are held by another action; try again in a minute");
             record(AuditAction.REPLAY, held, actor, reason, quarantined.generation(), quarantined.attempt());
             return held;
+        }
+        if (copies.isEmpty() && kept.unreadable() != null) {
+            // The vault has an entry that does not open here and the DLQ has no copy: not proof of loss.
+            ledger.write(quarantined.withVersion(replaying.version()));
+            ActionOutcome unreadable = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
+            record(AuditAction.REPLAY, unreadable, actor, reason, quarantined.generation(), quarantined.attempt());
+            return unreadable;
         }
         if (copies.isEmpty() && !scan.complete()) {
             // The scan stopped at its bound in a deep DLQ: the copy may be past where it looked.
@@ -142,6 +163,18 @@ public class OperatorActions {
      */
     private ActionOutcome reissue(LedgerRecord stuck, String actor, String reason, Instant now) {
         String jobId = stuck.jobId();
+        Optional<KeptPayload> inVault = kept(jobId).payload();
+        if (inVault.isPresent()) {
+            // Still in the vault: the earlier run did not finish its send (or died before discarding it).
+            // The next generation goes out; the earlier copy, if it was sent, is dropped as stale.
+            LedgerRecord replaying;
+            try {
+                replaying = ledger.write(stuck.replayed(now));
+            } catch (LedgerConflict lost) {
+                return conflict(jobId, actor, reason, stuck);
+            }
+            return send(replaying, stuck, inVault.get(), actor, reason, now);
+        }
         List<ArchivedMessage> copies = archive.take(jobId);
         if (copies.isEmpty()) {
             ActionOutcome onItsWay = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "job " + jobId
@@ -176,7 +209,7 @@ public class OperatorActions {
                 Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
         try {
             pacer.acquire();
-            sender.send(payload.body(), replayAttributes(payload.attributes(), replaying.generation()));
+            sender.send(payload.body(), replayAttributes(jobId, payload.attributes(), replaying.generation()));
         } catch (RuntimeException | InterruptedException e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -196,6 +229,90 @@ public class OperatorActions {
         return done;
     }
 
+    /**
+     * Sends the replayed copy from the vault, then forgets the payload and deletes the dead-letter copies a
+     * scan finds (a deep DLQ may hide some: they carry the old generation and are dropped as stale if they
+     * ever reach a worker). A failed send changes nothing.
+     */
+    private ActionOutcome send(LedgerRecord replaying, LedgerRecord before, KeptPayload payload, String actor, String reason, Instant now) {
+        String jobId = replaying.jobId();
+        int attempt = replaying.attempt() + 1;
+        quarantine.updateStatus(jobId, QuarantineStatus.REPLAYING,
+                Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+        try {
+            pacer.acquire();
+            sender.send(payload.body(), replayAttributes(jobId, payload.attributes(), replaying.generation()));
+        } catch (RuntimeException | InterruptedException e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            ledger.write(before.withVersion(replaying.version()));
+            quarantine.recordReplayOutcome(jobId, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
+            ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
+                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
+            record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
+            return failed;
+        }
+        forget(jobId, replaying.generation());
+        ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
+        record(AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
+        LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(), attempt);
+        return done;
+    }
+
+    /**
+     * After the payload went on as generation {@code below} (or the job was resolved): the vault entry and
+     * the DLQ copies of the generations before it go. Only those: the replayed copy may already have run,
+     * failed and been quarantined again, and its new vault entry and DLQ copy must stay.
+     */
+    private int forget(String jobId, int below) {
+        int deleted = 0;
+        try {
+            // A copy held by another reader (a dead-letter sweep, another action) is invisible to one scan:
+            // look again, a few times, while some messages are hidden.
+            for (int pass = 0; pass < FORGET_PASSES; pass++) {
+                List<ArchivedMessage> copies = archive.take(jobId);
+                List<ArchivedMessage> older = copies.stream().filter(c -> generationOf(c) < below).toList();
+                archive.release(copies.stream().filter(c -> generationOf(c) >= below).toList());
+                archive.delete(older);
+                deleted += older.size();
+                if (!archive.someHidden()) {
+                    break;
+                }
+                Thread.sleep(FORGET_PAUSE.toMillis());
+            }
+            vault.discard(jobId, below);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } catch (RuntimeException e) {
+            // The replayed copy is out; leftovers expire with their retention and are dropped as stale meanwhile.
+            LOG.warnf("Job %s: cleaning up its kept payload failed (%s); leftovers expire with their retention", jobId,
+                    e.getClass().getSimpleName());
+        }
+        return deleted;
+    }
+
+    private static int generationOf(ArchivedMessage copy) {
+        MessageAttribute g = copy.attributes().get(WireAttributes.GENERATION);
+        try {
+            return g == null || g.stringValue() == null ? 1 : Integer.parseInt(g.stringValue().trim());
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+
+    /** The vault's answer for a job: its payload, or why an entry that exists does not open. */
+    private record Kept(Optional<KeptPayload> payload, String unreadable) {
+    }
+
+    private Kept kept(String jobId) {
+        try {
+            return new Kept(vault.find(jobId), null);
+        } catch (VaultUnreadable e) {
+            return new Kept(Optional.empty(), e.getMessage() + "; nothing changed");
+        }
+    }
+
     /** Discards a quarantined job for good: it must not run again, and its dead-letter copies go. */
     public ActionOutcome resolve(String jobId, String actor, String reason) {
         Optional<LedgerRecord> current = ledger.find(jobId);
@@ -208,10 +325,9 @@ public class OperatorActions {
         } else {
             try {
                 ledger.write(current.get().moveTo(JobState.RESOLVED, clock.instant()));
-                List<ArchivedMessage> copies = archive.take(jobId);
-                archive.delete(copies);
+                int discarded = forget(jobId, Integer.MAX_VALUE);
                 quarantine.updateStatus(jobId, QuarantineStatus.RESOLVED, Optional.empty());
-                outcome = new ActionOutcome.Resolved(jobId, copies.size());
+                outcome = new ActionOutcome.Resolved(jobId, discarded);
             } catch (LedgerConflict lost) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
             }
@@ -221,22 +337,29 @@ public class OperatorActions {
         return outcome;
     }
 
-    /** The secure path: the payload of a quarantined job, read from its dead-letter copy and audited. */
+    /** The secure path: the payload of a quarantined job, read from the vault (or its dead-letter copy) and audited. */
     public ActionOutcome payload(String jobId, String actor, String reason) {
         Optional<LedgerRecord> current = ledger.find(jobId);
         ActionOutcome outcome;
         if (current.isEmpty()) {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId);
         } else {
-            ArchiveScan scan = archive.find(jobId);
-            List<ArchivedMessage> copies = scan.copies();
-            if (copies.isEmpty() && !scan.complete()) {
-                outcome = notFoundYet(jobId);
-            } else if (copies.isEmpty()) {
-                outcome = new ActionOutcome.Unrecoverable(jobId, "no dead-letter copy is left");
+            Kept kept = kept(jobId);
+            if (kept.payload().isPresent()) {
+                outcome = new ActionOutcome.Payload(jobId, kept.payload().get().body(), kept.payload().get().attributes());
             } else {
-                archive.release(copies);
-                outcome = new ActionOutcome.Payload(jobId, copies.get(0).body(), copies.get(0).attributes());
+                ArchiveScan scan = archive.find(jobId);
+                List<ArchivedMessage> copies = scan.copies();
+                if (copies.isEmpty() && kept.unreadable() != null) {
+                    outcome = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
+                } else if (copies.isEmpty() && !scan.complete()) {
+                    outcome = notFoundYet(jobId);
+                } else if (copies.isEmpty()) {
+                    outcome = new ActionOutcome.Unrecoverable(jobId, "no dead-letter copy is left");
+                } else {
+                    archive.release(copies);
+                    outcome = new ActionOutcome.Payload(jobId, copies.get(0).body(), copies.get(0).attributes());
+                }
             }
         }
         record(AuditAction.VIEW_PAYLOAD, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
@@ -263,9 +386,13 @@ public class OperatorActions {
         }
     }
 
-    /** The original attributes minus what quarantine added, plus the new generation. */
-    static Map<String, MessageAttribute> replayAttributes(Map<String, MessageAttribute> archived, int generation) {
+    /**
+     * The original attributes minus what quarantine added, plus the new generation and the job id (a job
+     * whose identity came from its body or its MessageId keeps it only through this attribute).
+     */
+    static Map<String, MessageAttribute> replayAttributes(String jobId, Map<String, MessageAttribute> archived, int generation) {
         Map<String, MessageAttribute> attrs = new HashMap<>(archived);
+        attrs.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
         attrs.remove(WireAttributes.FAILURE_CLASS);
         attrs.remove(WireAttributes.ATTEMPTS);
         attrs.remove(WireAttributes.QUARANTINE_REASON);

@@ -14,7 +14,12 @@ public enum Refusal {
      * No copy of the payload was found, but the dead-letter scan stopped at its bound before looking at
      * every message: not proof of loss, so the job keeps its state and the action may be tried again.
      */
-    PAYLOAD_NOT_FOUND_YET(503);
+    PAYLOAD_NOT_FOUND_YET(503),
+    /**
+     * The vault holds an entry for the job that does not open here (sealed with a key this service is not
+     * given, or caught mid-rewrite): the payload may well exist, so nothing is concluded.
+     */
+    PAYLOAD_UNREADABLE(503);
 
     private final int status;
 

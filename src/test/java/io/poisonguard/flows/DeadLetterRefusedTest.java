@@ -19,12 +19,13 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.equalTo;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 10, item 3: when the dead-letter queue refuses a copy for good, the quarantine still becomes
- * visible (record and alert) with the refusal named, and the source message is kept for the redrive
- * policy since nothing else holds the payload.
+ * visible (record and alert) with the refusal named; the vault holds the payload, so the source message
+ * is deleted and the payload stays readable ({@link DeadLetterRefusedWithoutVaultTest} covers the vault off).
  */
 @QuarkusTest
 @TestProfile(DeadLetterRefusedTest.Profile.class)
@@ -53,14 +54,17 @@ class DeadLetterRefusedTest extends FlowTest {
         assertEquals(JobState.QUARANTINED, state("refused-1"));
         assertEquals(DeadLetterCopy.State.REFUSED, q.deadLetter().state());
         assertEquals("InvalidParameterValue", q.deadLetter().detail());
-        assertTrue(q.deadLetter().sourceKept(), "no other copy of the payload: the source message stays");
+        assertFalse(q.deadLetter().sourceKept(), "the vault holds the payload: the source message goes");
         assertTrue(RefusingDeadLetterSink.SENDS.get() >= 1);
         assertEquals(0, queues.depth(names.deadLetterQueue()));
-        assertEquals(1, queues.depth(names.jobsQueue()), "the source message is kept for the redrive policy");
+        await().atMost(Duration.ofSeconds(10)).until(() -> queues.depth(names.jobsQueue()) == 0);
         assertEquals(1, AlertSinks.WEBHOOK.stream().filter(a -> a.contains("\"refused-1\"")).count(), "one alert");
 
         given().auth().oauth2(Tokens.of("vera", "viewer")).when().get("/ops/quarantine/refused-1").then().statusCode(200)
                 .body("record.deadLetter.state", equalTo("REFUSED"))
-                .body("record.deadLetter.sourceKept", equalTo(true));
+                .body("record.deadLetter.sourceKept", equalTo(false));
+        // Nothing lost: the payload path reads it from the vault.
+        given().auth().oauth2(Tokens.of("pat", "payload-reader")).get("/ops/quarantine/refused-1/payload?reason=refused copy")
+                .then().statusCode(200).body("body", equalTo(Queues.permitV3("P-R")));
     }
 }

@@ -198,12 +198,21 @@ class IamPoliciesTest {
                 problems.add("operators may " + g + "; records are written and messages sent only by the service");
             }
         }
-        // What the service reads to answer GET /jobs and /quarantine, operators may read too.
+        // What the service reads to answer GET /jobs and /quarantine, operators may read too; payloads
+        // are the exception: they are read only through the service's audited payload path.
+        String payloads = id(names.payloadsTable());
         Policies.needs(calls, c -> !BOOTSTRAP.contains(c), t).grants().stream()
                 .filter(g -> g.action().equals("dynamodb:GetItem") || g.action().equals("dynamodb:Query"))
+                .filter(g -> !g.resource().equals(payloads))
                 .filter(g -> !allows.contains(g))
                 .forEach(g -> problems.add("operators cannot " + g + ", which the service reads"));
-        for (String table : List.of(names.ledgerTable(), names.quarantineTable(), names.effectsTable(), prefix() + "-audit")) {
+        for (String action : List.of("dynamodb:GetItem", "dynamodb:Query", "dynamodb:Scan", "dynamodb:BatchGetItem")) {
+            if (allows.contains(new Grant(action, payloads)) || !denies.contains(new Grant(action, payloads))) {
+                problems.add("OperatorPolicy does not deny " + action + " on " + payloads + " (payloads are read only through the audited path)");
+            }
+        }
+        for (String table : List.of(names.ledgerTable(), names.quarantineTable(), names.effectsTable(), prefix() + "-audit",
+                names.payloadsTable())) {
             for (String action : RECORD_WRITES) {
                 if (!denies.contains(new Grant(action, id(table)))) {
                     problems.add("OperatorPolicy does not deny " + action + " on " + id(table));

@@ -31,6 +31,8 @@ public final class ServiceProcess {
         config.put("quarkus.http.port", "0");
         config.put("poison-guard.resources.create", "true");
         config.put("poison-guard.worker-id", name);
+        // A test-only vault key (the production profile has none and would refuse to boot).
+        config.put("poison-guard.payload-vault.key", "C+in3Dx2uChb08BW4FHr0OAeC5sp0PVFBDxxHEkd00Q=");
         config.putAll(overrides);
     }
 

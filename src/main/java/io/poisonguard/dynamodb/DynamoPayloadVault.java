@@ -1,0 +1,157 @@
+package io.poisonguard.dynamodb;
+
+import io.poisonguard.vault.KeptPayload;
+import io.poisonguard.vault.PayloadSeal;
+import io.poisonguard.vault.PayloadVault;
+import io.poisonguard.vault.VaultUnreadable;
+import software.amazon.awssdk.core.SdkBytes;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
+
+import java.io.ByteArrayOutputStream;
+import java.time.Clock;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+import java.util.UUID;
+
+/**
+ * The payload vault in DynamoDB: one partition per job id, its sealed bytes split into parts under a
+ * numeric sort key (an item holds at most 400 KB; an SQS message may be 1 MiB). Part 0 is written last
+ * and names how many parts there are and which write they belong to, so a reader never mistakes a
+ * half-written entry for a whole one. Items carry the quarantine record's expiry as their TTL.
+ */
+public final class DynamoPayloadVault implements PayloadVault {
+    static final String KEY = "jobId";
+    static final String PART = "part";
+    /** Sealed bytes per item: well under the 400 KB item limit with room for the other attributes. */
+    static final int CHUNK = 350_000;
+
+    private final DynamoDbClient dynamo;
+    private final String table;
+    private final PayloadSeal seal;
+    private final Clock clock;
+
+    public DynamoPayloadVault(DynamoDbClient dynamo, String table, PayloadSeal seal, Clock clock) {
+        this.dynamo = dynamo;
+        this.table = table;
+        this.seal = seal;
+        this.clock = clock;
+    }
+
+    @Override
+    public boolean enabled() {
+        return true;
+    }
+
+    @Override
+    public void keep(KeptPayload p) {
+        byte[] sealed = seal.seal(p.jobId(), p.body(), p.attributes());
+        int parts = Math.max(1, (sealed.length + CHUNK - 1) / CHUNK);
+        String write = UUID.randomUUID().toString();
+        for (int i = parts - 1; i >= 0; i--) {
+            int from = i * CHUNK;
+            Map<String, AttributeValue> item = new HashMap<>();
+            item.put(KEY, Attrs.s(p.jobId()));
+            item.put(PART, Attrs.n(i));
+            item.put("write", Attrs.s(write));
+            item.put("data", AttributeValue.fromB(SdkBytes.fromByteArray(java.util.Arrays.copyOfRange(sealed, from,
+                    Math.min(sealed.length, from + CHUNK)))));
+            item.put(TableBootstrap.TTL_ATTRIBUTE, Attrs.epochSeconds(p.expiresAt()));
+            if (i == 0) {
+                item.put("parts", Attrs.n(parts));
+                item.put("length", Attrs.n(sealed.length));
+                item.put("generation", Attrs.n(p.generation()));
+                item.put("keptAt", Attrs.millis(clock.instant()));
+            }
+            Unavailability.write("the payload vault", () -> dynamo.putItem(b -> b.tableName(table).item(item)));
+        }
+    }
+
+    @Override
+    public Optional<KeptPayload> find(String jobId) {
+        Map<Integer, Map<String, AttributeValue>> items = new TreeMap<>();
+        for (Map<String, AttributeValue> item : query(jobId)) {
+            items.put(Attrs.integer(item, PART), item);
+        }
+        Map<String, AttributeValue> head = items.get(0);
+        if (head == null) {
+            return Optional.empty();
+        }
+        Instant expiresAt = Attrs.instantSeconds(head, TableBootstrap.TTL_ATTRIBUTE);
+        if (expiresAt != null && !expiresAt.isAfter(clock.instant())) {
+            // DynamoDB deletes expired items within days, not at once: past its expiry the payload is gone.
+            return Optional.empty();
+        }
+        int parts = Attrs.integer(head, "parts");
+        String write = Attrs.str(head, "write");
+        ByteArrayOutputStream sealed = new ByteArrayOutputStream((int) Attrs.lng(head, "length", 0));
+        for (int i = 0; i < parts; i++) {
+            Map<String, AttributeValue> part = items.get(i);
+            if (part == null || !write.equals(Attrs.str(part, "write"))) {
+                throw new VaultUnreadable("vault entry of job " + jobId + " is incomplete or being rewritten (part " + i + " of " + parts + ")");
+            }
+            sealed.writeBytes(part.get("data").b().asByteArray());
+        }
+        if (sealed.size() != Attrs.lng(head, "length", -1)) {
+            throw new VaultUnreadable("vault entry of job " + jobId + " has " + sealed.size() + " bytes where its head says "
+                    + Attrs.lng(head, "length", -1));
+        }
+        PayloadSeal.Opened opened = seal.open(jobId, sealed.toByteArray());
+        return Optional.of(new KeptPayload(jobId, Attrs.integer(head, "generation"), opened.body(), opened.attributes(), expiresAt));
+    }
+
+    @Override
+    public void discard(String jobId, int below) {
+        Map<String, AttributeValue> head = Unavailability.read("the payload vault", () -> dynamo.getItem(b -> b.tableName(table)
+                .consistentRead(true).key(Map.of(KEY, Attrs.s(jobId), PART, Attrs.n(0))))).item();
+        if (head == null || head.isEmpty()) {
+            // No whole entry: stray parts of a write that never finished its head (they expire with their TTL).
+            return;
+        }
+        Integer generation = Attrs.integer(head, "generation");
+        if (generation != null && generation >= below) {
+            return;
+        }
+        // Head first, so a reader sees "absent" rather than a torn entry; each delete only matches this
+        // write's parts, never those of a keep that replaced it meanwhile.
+        AttributeValue write = head.get("write");
+        int parts = Attrs.integer(head, "parts");
+        for (int i = 0; i < parts; i++) {
+            Map<String, AttributeValue> key = Map.of(KEY, Attrs.s(jobId), PART, Attrs.n(i));
+            try {
+                Unavailability.write("the payload vault", () -> dynamo.deleteItem(b -> b.tableName(table).key(key)
+                        .conditionExpression("#w = :w").expressionAttributeNames(Map.of("#w", "write"))
+                        .expressionAttributeValues(Map.of(":w", write))));
+            } catch (ConditionalCheckFailedException replaced) {
+                if (i == 0) {
+                    return; // a newer keep replaced the entry between the read and the delete: it stays
+                }
+            }
+        }
+    }
+
+    private List<Map<String, AttributeValue>> query(String jobId) {
+        List<Map<String, AttributeValue>> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            QueryRequest.Builder req = QueryRequest.builder().tableName(table).consistentRead(true)
+                    .keyConditionExpression("#k = :k").expressionAttributeNames(Map.of("#k", KEY))
+                    .expressionAttributeValues(Map.of(":k", Attrs.s(jobId)));
+            if (start != null) {
+                req.exclusiveStartKey(start);
+            }
+            QueryResponse page = Unavailability.read("the payload vault", () -> dynamo.query(req.build()));
+            out.addAll(page.items());
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null);
+        return out;
+    }
+}
