@@ -273,6 +273,9 @@ public final class ChaosReport {
         if (!partial.isEmpty()) {
             f.add("partial-quarantines=" + partial.size());
         }
+        if (!unexpectedClasses.isEmpty()) {
+            f.add("unexpected-class=" + unexpectedClasses.size());
+        }
         if (!outcome.settled()) {
             f.add("not settled within " + ChaosSettings.text(outcome.settings().settleTimeout()));
         }
@@ -282,7 +285,7 @@ public final class ChaosReport {
     public String verdict() {
         String counts = "lost=" + lost.size() + " unfinished=" + unfinished.size() + " duplicates=" + duplicates + " innocent-quarantines=" + innocents.size()
                 + " poison-completed=" + poisonCompleted.size() + " poison-not-quarantined=" + poisonUnquarantined.size()
-                + " partial-quarantines=" + partial.size() + " settled=" + (outcome.settled() ? "yes" : "no")
+                + " partial-quarantines=" + partial.size() + " unexpected-class=" + unexpectedClasses.size() + " settled=" + (outcome.settled() ? "yes" : "no")
                 + " jobs=" + outcome.jobs().size() + " kills=" + outcome.kills() + " kills-skipped=" + outcome.killsSkipped() + " self-exits=" + outcome.selfExits()
                 + " freeze=" + ChaosSettings.text(outcome.settings().freeze());
         List<String> f = failures();

@@ -52,6 +52,11 @@ public final class Emulators implements AutoCloseable {
         return shared;
     }
 
+    /** A pair of its own, for a test that may break it; the caller closes it. */
+    static Emulators dedicated() {
+        return new Emulators(freePort(), freePort());
+    }
+
     public String sqsEndpoint() {
         return "http://localhost:" + sqsPort;
     }
@@ -88,6 +93,10 @@ public final class Emulators implements AutoCloseable {
         signalDynalite("CONT");
     }
 
+    public boolean dynaliteAlive() {
+        return dynalite.isAlive();
+    }
+
     /** The process id of dynalite's Node.js process (a child of this JVM). */
     public long dynalitePid() {
         return dynalite.pid();
@@ -113,8 +122,8 @@ public final class Emulators implements AutoCloseable {
 
     private static Process startDynalite(int port) {
         Path dir = Path.of(System.getProperty("emulators.dir", "infra/local"));
-        Path cli = dir.resolve("node_modules/dynalite/cli.js");
-        if (!Files.isRegularFile(cli)) {
+        Path cli = dir.resolve("dynalite-server.js");
+        if (!Files.isRegularFile(dir.resolve("node_modules/dynalite/cli.js"))) {
             throw new IllegalStateException("dynalite is not installed: run 'npm ci' in " + dir.toAbsolutePath()
                     + " (the Maven build does this before tests)");
         }

@@ -139,7 +139,12 @@ public class SimulatedRecordsProvider implements RecordsProvider {
 
     /** Holds ever more memory until the JVM gives up; the list is live until the error is thrown. */
     private static void exhaustMemory() {
+        // One array larger than the whole heap fails at once with "Java heap space" (no slow climb through
+        // many collections, which under load can outlast the attempt's deadline and read as a hang).
+        long words = Math.min(Integer.MAX_VALUE - 16L, Runtime.getRuntime().maxMemory() / Long.BYTES + 1);
+        long[] whole = new long[(int) words];
         List<long[]> hoard = new ArrayList<>();
+        hoard.add(whole);
         while (true) {
             hoard.add(new long[4 * 1024 * 1024]);
         }
