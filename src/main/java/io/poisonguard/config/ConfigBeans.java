@@ -24,7 +24,7 @@ public class ConfigBeans {
     @Singleton
     Names names(PoisonGuardConfig config) {
         Settings.requirePrefix(config.prefix());
-        return new Names(config.prefix());
+        return new Names(config.prefix(), config.notices().fifo());
     }
 
     @Produces

@@ -1,7 +1,11 @@
 package io.poisonguard.config;
 
 /** Queue and table names, all derived from one prefix so several deployments can share an account. */
-public record Names(String prefix) {
+public record Names(String prefix, boolean fifoNotices) {
+    public Names(String prefix) {
+        this(prefix, false);
+    }
+
     public String jobsQueue() {
         return prefix + "-jobs";
     }
@@ -10,8 +14,9 @@ public record Names(String prefix) {
         return prefix + "-jobs-dlq";
     }
 
+    /** {@code <prefix>-notices}, or {@code <prefix>-notices.fifo} when notices go to a FIFO queue. */
     public String noticesQueue() {
-        return prefix + "-notices";
+        return prefix + (fifoNotices ? "-notices.fifo" : "-notices");
     }
 
     public String ledgerTable() {
@@ -24,10 +29,6 @@ public record Names(String prefix) {
 
     public String payloadsTable() {
         return prefix + "-payloads";
-    }
-
-    public String effectsTable() {
-        return prefix + "-effects";
     }
 
     public String auditTable() {

@@ -67,6 +67,20 @@ public interface PoisonGuardConfig {
     @WithName("payload-vault")
     PayloadVaultSettings payloadVault();
 
+    Notices notices();
+
+    /** Where completion notices go. */
+    interface Notices {
+        /**
+         * Send notices to the FIFO queue {@code <prefix>-notices.fifo} with a deduplication id derived from
+         * the tenant, the job id and the effect: a notice sent again after a worker died before recording it
+         * is absorbed by SQS (within its 5-minute deduplication window). Off: a standard queue, at-least-once,
+         * with {@code job-id} as the consumer's deduplication key.
+         */
+        @WithDefault("false")
+        boolean fifo();
+    }
+
     /**
      * The payload vault: each quarantined job's payload kept by job id (sealed with AES-256-GCM) beside its
      * quarantine record, so replay and the payload view find it in one keyed read however deep the DLQ is.
@@ -286,10 +300,6 @@ public interface PoisonGuardConfig {
         /** How long a SUCCEEDED ledger record stays to drop late duplicates. */
         @WithDefault("7d")
         Duration succeeded();
-
-        /** How long effect records live; at least the quarantine retention, so a replay never repeats an effect. */
-        @WithDefault("21d")
-        Duration effects();
     }
 
     interface Failures {

@@ -75,8 +75,6 @@ public final class Settings {
         Duration quarantineRetention = config.retention().quarantine();
         require(quarantineRetention.compareTo(SQS_MIN_RETENTION) >= 0 && quarantineRetention.compareTo(SQS_MAX_RETENTION) <= 0,
                 "retention.quarantine", "must be between 60s and 14d: the dead-letter queue keeps the payload that long, and SQS keeps nothing longer");
-        require(config.retention().effects().compareTo(quarantineRetention) >= 0, "retention.effects",
-                "must be at least retention.quarantine, or a replay could repeat an effect whose record expired");
         require(config.retention().succeeded().toSeconds() >= 60, "retention.succeeded", "must be at least 60s");
 
         require(config.replay().rate() > 0 && config.replay().rate() <= 1000, "replay.rate", "must be above 0 and at most 1000 per second");

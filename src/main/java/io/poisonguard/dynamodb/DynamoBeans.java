@@ -6,7 +6,6 @@ import io.poisonguard.vault.PayloadSeal;
 import io.poisonguard.vault.PayloadVault;
 import io.quarkus.runtime.configuration.ConfigurationException;
 import io.poisonguard.audit.AuditLog;
-import io.poisonguard.effects.EffectStore;
 import io.poisonguard.tenants.TenantDirectory;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantineStore;
@@ -80,9 +79,4 @@ public class DynamoBeans {
         return new DynamoAuditLog(dynamo, names.auditTable());
     }
 
-    @Produces
-    @ApplicationScoped
-    EffectStore effects(DynamoDbClient dynamo, Names names) {
-        return new DynamoEffectStore(dynamo, names.effectsTable());
-    }
 }

@@ -8,6 +8,7 @@ import io.poisonguard.ledger.LedgerStore;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
@@ -93,9 +94,11 @@ public final class DynamoLedgerStore implements LedgerStore {
                     .conditionExpression(condition)
                     .expressionAttributeNames(names)
                     .expressionAttributeValues(values)
+                    // DynamoDB returns the item that failed the condition; an emulator that does not is read instead.
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));
         } catch (ConditionalCheckFailedException e) {
-            Map<String, AttributeValue> stored = read(next.jobId());
+            Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(next.jobId());
             if (stored == null || !token.equals(Attrs.str(stored, WRITE_TOKEN))) {
                 throw new LedgerConflict(next.jobId(), next.version());
             }
@@ -124,7 +127,7 @@ public final class DynamoLedgerStore implements LedgerStore {
     /** Every attribute besides the key; a null value is removed. */
     private static final List<String> ALL = List.of("tenant", "jobType", "state", "generation", "attempt", "failures",
             "leaseOwner", "leaseUntil", "history", "firstSeen", "updatedAt", "quarantineClass", "quarantineReason",
-            "version", TTL, WRITE_TOKEN);
+            "version", TTL, WRITE_TOKEN, "effects");
 
     static Map<String, AttributeValue> encode(LedgerRecord r) {
         Map<String, AttributeValue> m = new HashMap<>();
@@ -136,6 +139,11 @@ public final class DynamoLedgerStore implements LedgerStore {
         Map<String, AttributeValue> failures = new HashMap<>();
         r.failures().forEach((c, n) -> failures.put(c.name(), Attrs.n(n)));
         m.put("failures", AttributeValue.fromM(failures));
+        if (!r.effects().isEmpty()) {
+            Map<String, AttributeValue> effects = new HashMap<>();
+            r.effects().forEach((name, attempt) -> effects.put(name, Attrs.n(attempt)));
+            m.put("effects", AttributeValue.fromM(effects));
+        }
         putIf(m, "leaseOwner", r.leaseOwner() == null ? null : Attrs.s(r.leaseOwner()));
         putIf(m, "leaseUntil", r.leaseUntil() == null ? null : Attrs.millis(r.leaseUntil()));
         m.put("history", HistoryCodec.encode(r.history()));
@@ -178,6 +186,15 @@ public final class DynamoLedgerStore implements LedgerStore {
                 qc == null ? null : FailureClass.valueOf(qc),
                 Attrs.str(item, "quarantineReason"),
                 Attrs.lng(item, "version", 0),
-                Attrs.instantSeconds(item, TTL));
+                Attrs.instantSeconds(item, TTL),
+                effects(item.get("effects")));
+    }
+
+    private static Map<String, Integer> effects(AttributeValue v) {
+        Map<String, Integer> out = new java.util.HashMap<>();
+        if (v != null && v.hasM()) {
+            v.m().forEach((name, attempt) -> out.put(name, Integer.valueOf(attempt.n())));
+        }
+        return out;
     }
 }

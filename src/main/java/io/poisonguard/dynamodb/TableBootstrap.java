@@ -22,7 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Creates the ledger, quarantine, payloads, effects, audit and tenants tables when missing, idempotently. In production they
+ * Creates the ledger, quarantine, payloads, audit and tenants tables when missing, idempotently. In production they
  * come from infra/; this is for local runs and tests. An endpoint without TTL support (dynalite) is
  * tolerated: every read already treats an expired item as gone.
  */
@@ -47,8 +47,6 @@ public final class TableBootstrap {
                 List.of(index(DynamoQuarantineStore.BY_CLASS, "failureClass"), index(DynamoQuarantineStore.BY_TENANT, "tenant")));
         ttlMissing |= ensure(names.payloadsTable(), List.of(key(DynamoPayloadVault.KEY, KeyType.HASH), key(DynamoPayloadVault.PART, KeyType.RANGE)),
                 List.of(attr(DynamoPayloadVault.KEY, ScalarAttributeType.S), attr(DynamoPayloadVault.PART, ScalarAttributeType.N)), List.of());
-        ttlMissing |= ensure(names.effectsTable(), List.of(key("jobId", KeyType.HASH), key("effect", KeyType.RANGE)),
-                List.of(attr("jobId", ScalarAttributeType.S), attr("effect", ScalarAttributeType.S)), List.of());
         ttlMissing |= ensure(names.auditTable(), List.of(key("jobId", KeyType.HASH), key("at", KeyType.RANGE)),
                 List.of(attr("jobId", ScalarAttributeType.S), attr("at", ScalarAttributeType.S)), List.of());
         ensure(names.tenantsTable(), List.of(key("tenant", KeyType.HASH)), List.of(attr("tenant", ScalarAttributeType.S)), List.of());

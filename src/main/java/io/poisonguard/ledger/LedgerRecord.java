@@ -12,7 +12,9 @@ import java.util.Map;
 /**
  * A job's ledger item: its identity, state, attempt count, failures per class, the lease of the
  * running attempt and a bounded history. {@code version} guards every write (optimistic
- * concurrency), so two workers can never both move the same job.
+ * concurrency), so two workers can never both move the same job. {@code effects} names each effect
+ * the job has performed (a completion notice, say) with the attempt that performed it: recorded in the
+ * same write that ends that attempt, kept across retries and replays, so no later attempt repeats it.
  */
 public record LedgerRecord(
         String jobId,
@@ -30,15 +32,17 @@ public record LedgerRecord(
         FailureClass quarantineClass,
         String quarantineReason,
         long version,
-        Instant expiresAt) {
+        Instant expiresAt,
+        Map<String, Integer> effects) {
 
     public LedgerRecord {
+        effects = effects == null || effects.isEmpty() ? Map.of() : Map.copyOf(effects);
         failures = failures == null || failures.isEmpty() ? Map.of() : Collections.unmodifiableMap(new EnumMap<>(failures));
         history = history == null ? List.of() : List.copyOf(history);
     }
 
     public static LedgerRecord fresh(String jobId, String tenant, String jobType, int generation, Instant now) {
-        return new LedgerRecord(jobId, tenant, jobType, null, generation, 0, Map.of(), null, null, List.of(), now, now, null, null, 0, null);
+        return new LedgerRecord(jobId, tenant, jobType, null, generation, 0, Map.of(), null, null, List.of(), now, now, null, null, 0, null, Map.of());
     }
 
     public boolean isNew() {
@@ -74,17 +78,17 @@ public record LedgerRecord(
             throw new IllegalStateException("job " + jobId + ": " + state + " -> " + target + " is not allowed");
         }
         return new LedgerRecord(jobId, tenant, jobType, target, generation, attempt, failures, leaseOwner, leaseUntil,
-                history, firstSeen, now, quarantineClass, quarantineReason, version, expiresAt);
+                history, firstSeen, now, quarantineClass, quarantineReason, version, expiresAt, effects);
     }
 
     public LedgerRecord withLease(String owner, Instant until) {
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, owner, until,
-                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt, effects);
     }
 
     public LedgerRecord withAttempt(int newAttempt) {
         return new LedgerRecord(jobId, tenant, jobType, state, generation, newAttempt, failures, leaseOwner, leaseUntil,
-                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt, effects);
     }
 
     public LedgerRecord withFailureCounted(FailureClass c) {
@@ -92,7 +96,7 @@ public record LedgerRecord(
         next.putAll(failures);
         next.merge(c, 1, Integer::sum);
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, next, leaseOwner, leaseUntil,
-                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt, effects);
     }
 
     /** Appends an entry, keeping only the newest {@code limit} entries. */
@@ -103,7 +107,7 @@ public record LedgerRecord(
             next.remove(0);
         }
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
-                next, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+                next, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt, effects);
     }
 
     /** Replaces the newest entry (the attempt that is ending). */
@@ -114,17 +118,17 @@ public record LedgerRecord(
         List<AttemptEntry> next = new ArrayList<>(history);
         next.set(next.size() - 1, entry);
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
-                next, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt);
+                next, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt, effects);
     }
 
     public LedgerRecord withQuarantine(FailureClass c, String reason) {
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, null, null,
-                history, firstSeen, updatedAt, c, reason, version, expiresAt);
+                history, firstSeen, updatedAt, c, reason, version, expiresAt, effects);
     }
 
     public LedgerRecord withExpiry(Instant at) {
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
-                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, at);
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, at, effects);
     }
 
     /**
@@ -134,12 +138,28 @@ public record LedgerRecord(
     public LedgerRecord replayed(Instant now) {
         LedgerRecord moved = moveTo(JobState.REPLAYING, now);
         return new LedgerRecord(jobId, tenant, jobType, JobState.REPLAYING, generation + 1, attempt, Map.of(), null, null,
-                history, firstSeen, moved.updatedAt(), null, null, version, null);
+                history, firstSeen, moved.updatedAt(), null, null, version, null, effects);
+    }
+
+    /** Whether {@code effectName} was performed by an attempt that recorded its end. */
+    public boolean performed(String effectName) {
+        return effects.containsKey(effectName);
+    }
+
+    /** Records effects an attempt performed (name to attempt number); an effect recorded before keeps its attempt. */
+    public LedgerRecord withEffects(Map<String, Integer> performed) {
+        if (performed.isEmpty()) {
+            return this;
+        }
+        Map<String, Integer> next = new java.util.HashMap<>(performed);
+        next.putAll(effects);
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, expiresAt, next);
     }
 
     /** The record as the store holds it after a successful write. */
     public LedgerRecord withVersion(long v) {
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
-                history, firstSeen, updatedAt, quarantineClass, quarantineReason, v, expiresAt);
+                history, firstSeen, updatedAt, quarantineClass, quarantineReason, v, expiresAt, effects);
     }
 }

@@ -3,8 +3,7 @@ package io.poisonguard.pipeline;
 import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.admission.Verdict;
 import io.poisonguard.config.PoisonGuardConfig;
-import io.poisonguard.effects.EffectStore;
-import io.poisonguard.effects.LedgeredEffects;
+import io.poisonguard.effects.RecordedEffects;
 import io.poisonguard.failure.Classifier;
 import io.poisonguard.failure.Failure;
 import io.poisonguard.handler.Job;
@@ -20,6 +19,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
@@ -37,7 +37,6 @@ public class AttemptStage {
     private static final Logger LOG = Logger.getLogger(AttemptStage.class);
 
     private final JobHandlers handlers;
-    private final EffectStore effects;
     private final Classifier classifier;
     private final Clock clock;
     private final Metrics metrics;
@@ -47,10 +46,9 @@ public class AttemptStage {
     private final PoisonGuardConfig config;
     private final Set<Run> runs = ConcurrentHashMap.newKeySet();
 
-    public AttemptStage(JobHandlers handlers, EffectStore effects, Classifier classifier, Clock clock, Metrics metrics, Heartbeat heartbeat,
+    public AttemptStage(JobHandlers handlers, Classifier classifier, Clock clock, Metrics metrics, Heartbeat heartbeat,
                         WorkerHealth health, @Named("worker-id") String worker, PoisonGuardConfig config) {
         this.handlers = handlers;
-        this.effects = effects;
         this.classifier = classifier;
         this.clock = clock;
         this.metrics = metrics;
@@ -61,7 +59,8 @@ public class AttemptStage {
     }
 
     /** An attempt that ended: its heartbeat registration, the message, and how it ended. */
-    record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, Thread handlerThread) {
+    record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, Thread handlerThread,
+                     Map<String, Integer> effects) {
     }
 
     /** One handler in flight: the future its end is reported on, first report wins. */
@@ -77,8 +76,7 @@ public class AttemptStage {
         JobHandler handler = handlers.forType(admitted.jobType()).orElseThrow();
         Job job = new Job(started.jobId(), admitted.tenant(), admitted.jobType(), admitted.schemaVersion(), admitted.text(),
                 started.attempt(), started.generation());
-        LedgeredEffects context = new LedgeredEffects(effects, clock, started.jobId(), worker + "#" + started.generation() + "." + started.attempt(),
-                config.consumer().visibilityTimeout(), config.retention().effects());
+        RecordedEffects context = new RecordedEffects(started.effects().keySet(), started.attempt());
         Duration deadline = deadline(admitted.jobType());
         Running running = heartbeat.register(m, started, clock.instant().plus(deadline));
         CompletableFuture<AttemptResult> end = new CompletableFuture<>();
@@ -111,10 +109,10 @@ public class AttemptStage {
             thread.interrupt();
         }
         metrics.handled(admitted.jobType(), resultTag(result), Duration.ofNanos(System.nanoTime() - t0));
-        return new Attempted(running, m, admitted, result, thread);
+        return new Attempted(running, m, admitted, result, thread, context.end());
     }
 
-    private AttemptResult invoke(JobHandler handler, Job job, LedgeredEffects context) {
+    private AttemptResult invoke(JobHandler handler, Job job, RecordedEffects context) {
         try {
             handler.handle(job, context);
             return new AttemptResult.Succeeded();

@@ -96,8 +96,13 @@ public class IntakeStage {
             case Verdict.Admitted a -> Optional.empty();
         };
 
+        // A first delivery of a first generation almost always meets no ledger record: it goes straight to
+        // the conditional create (no read). If a record exists after all, the create fails its condition
+        // and the next round reads and decides. Any other copy reads first.
+        boolean firstDelivery = m.receiveCount() <= 1 && generation == 1;
         for (int tries = 0; tries < MAX_CONFLICTS; tries++) {
-            boolean alone = ledger.find(id.jobId()).map(r -> decisions.needsIsolation(r, clock.instant())).orElse(false);
+            Optional<LedgerRecord> seen = tries == 0 && firstDelivery ? Optional.empty() : ledger.find(id.jobId());
+            boolean alone = seen.map(r -> decisions.needsIsolation(r, clock.instant())).orElse(false);
             // Wait for the lane at most half the copy's visibility: a suspect stuck behind a hung job must
             // not hold its copy until it reappears elsewhere (nor the poller, paused while it waits).
             Duration maxWait = visibility.dividedBy(2).minus(Duration.between(m.receivedAt(), clock.instant()));
@@ -112,9 +117,10 @@ public class IntakeStage {
             boolean handedOff = false;
             LedgerRecord starting = null;
             try {
-                // Read again: taking the lane may have waited for other jobs to finish.
+                // Read again only if taking the lane waited for other jobs: the record may have changed meanwhile.
                 Instant now = clock.instant();
-                LedgerRecord current = ledger.find(id.jobId()).orElseGet(() -> LedgerRecord.fresh(id.jobId(),
+                Optional<LedgerRecord> known = slot.waited() ? ledger.find(id.jobId()) : seen;
+                LedgerRecord current = known.orElseGet(() -> LedgerRecord.fresh(id.jobId(),
                         m.attribute(WireAttributes.TENANT).orElse(null), m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
                 if (decisions.needsIsolation(current, now) != alone) {
                     continue;

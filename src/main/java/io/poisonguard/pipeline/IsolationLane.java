@@ -32,11 +32,18 @@ public class IsolationLane {
         private final boolean alone;
         private final Lock held;
         private final int othersInFlight;
+        private final boolean waited;
 
-        private Slot(boolean alone, Lock held, int othersInFlight) {
+        private Slot(boolean alone, Lock held, int othersInFlight, boolean waited) {
             this.alone = alone;
             this.held = held;
             this.othersInFlight = othersInFlight;
+            this.waited = waited;
+        }
+
+        /** Whether taking the slot had to wait for other jobs (what was read before may have changed). */
+        public boolean waited() {
+            return waited;
         }
 
         /** The job runs alone in its worker: taken exclusively, or the worker has room for one job only. */
@@ -69,19 +76,29 @@ public class IsolationLane {
             if (alone) {
                 suspects.incrementAndGet();
                 boolean got = false;
+                boolean waited = false;
                 try {
-                    got = lock.writeLock().tryLock(nanos, TimeUnit.NANOSECONDS);
+                    // The timed tryLock honours the lock's fairness even with no wait (the untimed one barges).
+                    got = lock.writeLock().tryLock(0, TimeUnit.NANOSECONDS);
+                    if (!got) {
+                        waited = true;
+                        got = lock.writeLock().tryLock(nanos, TimeUnit.NANOSECONDS);
+                    }
                 } finally {
                     if (!got) {
                         suspects.decrementAndGet();
                     }
                 }
-                return got ? Optional.of(new Slot(true, lock.writeLock(), 0)) : Optional.empty();
+                return got ? Optional.of(new Slot(true, lock.writeLock(), 0, waited)) : Optional.empty();
             }
-            if (!lock.readLock().tryLock(nanos, TimeUnit.NANOSECONDS)) {
-                return Optional.empty();
+            boolean waited = false;
+            if (!lock.readLock().tryLock(0, TimeUnit.NANOSECONDS)) {
+                waited = true;
+                if (!lock.readLock().tryLock(nanos, TimeUnit.NANOSECONDS)) {
+                    return Optional.empty();
+                }
             }
-            return Optional.of(new Slot(soloWorker, lock.readLock(), Math.max(0, lock.getReadLockCount() - 1)));
+            return Optional.of(new Slot(soloWorker, lock.readLock(), Math.max(0, lock.getReadLockCount() - 1), waited));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();

@@ -88,7 +88,8 @@ public class OutcomeStage {
             Disposition d = decide(record, a.result(), now);
             Optional<LedgerRecord> durable;
             try {
-                durable = record(d.next(), a.message());
+                // The attempt's effects go in the same write that ends it: no write of their own.
+                durable = record(d.next().withEffects(a.effects()), a.message());
             } catch (LedgerConflict lost) {
                 // Our lease ran out and another attempt took the job over: its outcome counts, not ours.
                 metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);

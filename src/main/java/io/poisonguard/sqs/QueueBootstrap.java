@@ -48,17 +48,31 @@ public final class QueueBootstrap {
             LOG.warnf("The SQS endpoint does not support RedriveAllowPolicy (an emulator gap); %s accepts any source queue",
                     names.deadLetterQueue());
         }
-        ensure(names.noticesQueue(), Map.of(QueueAttributeName.MESSAGE_RETENTION_PERIOD, Long.toString(DLQ_RETENTION.toSeconds())));
+        Map<QueueAttributeName, String> notices = Map.of(QueueAttributeName.MESSAGE_RETENTION_PERIOD, Long.toString(DLQ_RETENTION.toSeconds()));
+        if (names.fifoNotices()) {
+            // FIFO is fixed at creation; deduplication ids come from the publisher, not from the body.
+            ensure(names.noticesQueue(), notices, Map.of(QueueAttributeName.FIFO_QUEUE, "true",
+                    QueueAttributeName.CONTENT_BASED_DEDUPLICATION, "false"));
+        } else {
+            ensure(names.noticesQueue(), notices);
+        }
         LOG.infof("Queues ready: %s (redrive backstop after %d receives), %s, %s",
                 names.jobsQueue(), maxReceiveCount, names.deadLetterQueue(), names.noticesQueue());
     }
 
     private String ensure(String name, Map<QueueAttributeName, String> attributes) {
+        return ensure(name, attributes, Map.of());
+    }
+
+    /** {@code atCreation}: attributes SQS takes only when the queue is created (FifoQueue). */
+    private String ensure(String name, Map<QueueAttributeName, String> attributes, Map<QueueAttributeName, String> atCreation) {
         String url;
         try {
             url = sqs.getQueueUrl(b -> b.queueName(name)).queueUrl();
         } catch (QueueDoesNotExistException e) {
-            url = sqs.createQueue(b -> b.queueName(name).attributes(attributes)).queueUrl();
+            Map<QueueAttributeName, String> all = new java.util.HashMap<>(attributes);
+            all.putAll(atCreation);
+            url = sqs.createQueue(b -> b.queueName(name).attributes(all)).queueUrl();
             LOG.infof("Created queue %s", name);
             return url;
         }

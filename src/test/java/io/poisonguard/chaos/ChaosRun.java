@@ -194,7 +194,7 @@ public final class ChaosRun {
                                 && queues.url(names.deadLetterQueue()) != null
                                 && dynamo.describeTable(b -> b.tableName(names.ledgerTable())) != null
                                 && dynamo.describeTable(b -> b.tableName(names.quarantineTable())) != null
-                                && dynamo.describeTable(b -> b.tableName(names.effectsTable())) != null);
+                                && dynamo.describeTable(b -> b.tableName(names.payloadsTable())) != null);
             } catch (RuntimeException e) {
                 String log = Files.exists(first.log()) ? String.join("\n", Files.readAllLines(first.log()).stream().limit(30).toList()) : "(no log)";
                 throw new IllegalStateException("the first worker did not create the queues and tables (" + e.getMessage() + "); its log "

@@ -61,7 +61,7 @@ class CloudFormationTemplateTest {
         // Guards the rest: if the recording clients saw nothing, every comparison below would pass vacuously.
         assertTrue(bootstrap.queues.keySet().containsAll(List.of(prefix + "-jobs", prefix + "-jobs-dlq", prefix + "-notices")),
                 "queues created: " + bootstrap.queues.keySet());
-        assertTrue(bootstrap.tables.keySet().containsAll(List.of(prefix + "-ledger", prefix + "-quarantine", prefix + "-effects",
+        assertTrue(bootstrap.tables.keySet().containsAll(List.of(prefix + "-ledger", prefix + "-quarantine", prefix + "-payloads",
                         prefix + "-audit", prefix + "-tenants")),
                 "tables created: " + bootstrap.tables.keySet());
     }

@@ -5,7 +5,7 @@ import com.fasterxml.jackson.databind.node.ArrayNode;
 import com.fasterxml.jackson.databind.node.ObjectNode;
 import com.tngtech.archunit.core.importer.ClassFileImporter;
 import io.poisonguard.config.Names;
-import io.poisonguard.dynamodb.DynamoEffectStore;
+import io.poisonguard.dynamodb.DynamoPayloadVault;
 import io.poisonguard.dynamodb.DynamoQuarantineStore;
 import io.poisonguard.dynamodb.TableBootstrap;
 import io.poisonguard.infra.Policies.Grant;
@@ -57,8 +57,8 @@ class IamPoliciesTest {
         Map<String, Set<String>> actions = calls.actions();
         assertTrue(actions.getOrDefault(SqsJobQueue.class.getName(), Set.of())
                 .containsAll(Set.of("sqs:ReceiveMessage", "sqs:DeleteMessage", "sqs:ChangeMessageVisibility")), actions.toString());
-        assertTrue(actions.getOrDefault(DynamoEffectStore.class.getName(), Set.of())
-                .containsAll(Set.of("dynamodb:UpdateItem", "dynamodb:GetItem", "dynamodb:DeleteItem")), actions.toString());
+        assertTrue(actions.getOrDefault(DynamoPayloadVault.class.getName(), Set.of())
+                .containsAll(Set.of("dynamodb:PutItem", "dynamodb:Query", "dynamodb:GetItem", "dynamodb:DeleteItem")), actions.toString());
         assertTrue(calls.uses.get(DynamoQuarantineStore.class.getName()).contains(new SdkCalls.Use("dynamodb:Query", true)),
                 calls.uses.toString());
     }
@@ -113,13 +113,13 @@ class IamPoliciesTest {
     @Test
     void anActionRemovedFromTheServicePolicyIsReported() {
         Template broken = template.copy();
-        ArrayNode actions = (ArrayNode) statement(broken, "ServicePolicy", "EffectLedger").path("Action");
+        ArrayNode actions = (ArrayNode) statement(broken, "ServicePolicy", "PayloadVault").path("Action");
         for (int i = 0; i < actions.size(); i++) {
             if (actions.get(i).asText().equals("dynamodb:DeleteItem")) {
                 actions.remove(i);
             }
         }
-        assertEquals(List.of("ServicePolicy lacks dynamodb:DeleteItem on EffectsTable, which the code calls"), newProblems(broken));
+        assertEquals(List.of("ServicePolicy lacks dynamodb:DeleteItem on PayloadsTable, which the code calls"), newProblems(broken));
     }
 
     @Test
@@ -211,7 +211,7 @@ class IamPoliciesTest {
                 problems.add("OperatorPolicy does not deny " + action + " on " + payloads + " (payloads are read only through the audited path)");
             }
         }
-        for (String table : List.of(names.ledgerTable(), names.quarantineTable(), names.effectsTable(), prefix() + "-audit",
+        for (String table : List.of(names.ledgerTable(), names.quarantineTable(), prefix() + "-audit",
                 names.payloadsTable())) {
             for (String action : RECORD_WRITES) {
                 if (!denies.contains(new Grant(action, id(table)))) {
