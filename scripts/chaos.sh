@@ -73,28 +73,6 @@ props=(-Dchaos.workers="$workers" -Dchaos.jobs="$jobs" -Dchaos.send-rate="$send_
 [ -n "$settle_timeout" ] && props+=(-Dchaos.settle-timeout="$settle_timeout")
 [ -n "$seed" ] && props+=(-Dchaos.seed="$seed")
 
-. scripts/java-home.sh
-mkdir -p target/chaos
-report=target/chaos/report.txt
-log=target/chaos/maven.log
-rm -f "$report"
-echo "chaos: ${workers} workers x ${jobs} jobs at ${send_rate}/s, kill every ${kill_every}, DynamoDB freeze ${freeze}; Maven output in ${log}" >&2
-status=0
-./mvnw -B verify -DskipITs=false -Dtest=none -Dsurefire.failIfNoSpecifiedTests=false -Dit.test=ChaosIT "${props[@]}" \
-  ${maven_args[@]+"${maven_args[@]}"} > "$log" 2>&1 || status=$?
-
-if [ ! -s "$report" ]; then
-  echo "chaos: no report was written (the build or the run broke before reconciling); the end of ${log}:" >&2
-  tail -n 40 "$log" >&2
-  echo "VERDICT: FAIL (no report)"
-  exit 1
-fi
-cat "$report"
-if grep -q '^VERDICT: PASS' "$report"; then
-  if [ "$status" -ne 0 ]; then
-    echo "chaos: the verdict passed but Maven exited with ${status}; see ${log}" >&2
-    exit "$status"
-  fi
-  exit 0
-fi
-exit 1
+. scripts/lib/report-it.sh
+echo "chaos: ${workers} workers x ${jobs} jobs at ${send_rate}/s, kill every ${kill_every}, DynamoDB freeze ${freeze}" >&2
+run_report_it chaos ChaosIT target/chaos "${props[@]}" ${maven_args[@]+"${maven_args[@]}"}

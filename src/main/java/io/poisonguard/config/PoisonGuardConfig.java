@@ -251,6 +251,14 @@ public interface PoisonGuardConfig {
         @WithDefault("10")
         int maxMessages();
 
+        /**
+         * Fuller receives: with fewer than a quarter of the concurrency free (at most max-messages), the
+         * poller waits this long for more slots before it receives, so a backlog is read many messages per
+         * ReceiveMessage instead of one per freed slot. An idle worker does not wait (its slots are free).
+         */
+        @WithDefault("25ms")
+        Duration receiveLinger();
+
         /** Visibility timeout given at receive, and the lease of an attempt in the ledger. */
         @WithDefault("60s")
         Duration visibilityTimeout();

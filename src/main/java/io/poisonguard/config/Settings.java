@@ -58,6 +58,8 @@ public final class Settings {
         require(consumer.concurrency() >= 1 && consumer.concurrency() <= 1000, "consumer.concurrency", "must be between 1 and 1000");
         require(consumer.maxMessages() >= 1 && consumer.maxMessages() <= 10, "consumer.max-messages",
                 "must be between 1 and 10 (the ReceiveMessage limit)");
+        require(!consumer.receiveLinger().isNegative() && consumer.receiveLinger().toMillis() <= 1000, "consumer.receive-linger",
+                "must be between 0 and 1s");
         require(!consumer.receiveWait().isNegative() && consumer.receiveWait().toSeconds() <= 20, "consumer.receive-wait",
                 "must be between 0s and 20s (the SQS long-poll limit)");
         require(consumer.visibilityTimeout().toSeconds() >= 1 && consumer.visibilityTimeout().compareTo(Ladder.SQS_MAX_VISIBILITY) <= 0,

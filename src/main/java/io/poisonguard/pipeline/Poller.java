@@ -35,6 +35,8 @@ public class Poller {
     private final ConsumptionGate gate;
     private final IsolationLane lane;
     private final Semaphore slots;
+    /** Free slots a receive waits (briefly) to have: a quarter of the concurrency. */
+    private final int fill;
     private volatile boolean running;
     private Thread receiver;
     private ExecutorService workers;
@@ -48,6 +50,25 @@ public class Poller {
         this.metrics = metrics;
         this.settings = config.consumer();
         this.slots = new Semaphore(settings.concurrency());
+        this.fill = Math.max(1, settings.concurrency() / 4);
+    }
+
+    /**
+     * With {@code have} slots in hand and fewer than {@code enough}, waits up to {@code receive-linger} for
+     * more to free up; returns how many more it took. Under a backlog jobs end one by one, and receiving at
+     * each end would read one message per ReceiveMessage.
+     */
+    private int linger(int have, int enough) throws InterruptedException {
+        int more = 0;
+        long until = System.nanoTime() + settings.receiveLinger().toNanos();
+        while (have + more < enough) {
+            long left = until - System.nanoTime();
+            if (left <= 0 || !slots.tryAcquire(left, TimeUnit.NANOSECONDS)) {
+                break;
+            }
+            more += 1 + slots.drainPermits();
+        }
+        return more;
     }
 
     public synchronized void start() {
@@ -81,6 +102,7 @@ public class Poller {
             try {
                 slots.acquire();
                 want = 1 + slots.drainPermits();
+                want += linger(want, Math.min(max, fill));
                 if (want > max) {
                     slots.release(want - max);
                     want = max;

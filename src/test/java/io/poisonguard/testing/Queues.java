@@ -79,7 +79,12 @@ public final class Queues {
 
     /** Visible plus in-flight plus delayed messages on a queue. */
     public int depth(String queueName) {
-        Map<QueueAttributeName, String> a = sqs.getQueueAttributes(b -> b.queueUrl(url(queueName)).attributeNames(
+        return depthOf(url(queueName));
+    }
+
+    /** Messages on the queue at {@code queueUrl}: visible, in flight and delayed. */
+    public int depthOf(String queueUrl) {
+        Map<QueueAttributeName, String> a = sqs.getQueueAttributes(b -> b.queueUrl(queueUrl).attributeNames(
                 QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES, QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_NOT_VISIBLE,
                 QueueAttributeName.APPROXIMATE_NUMBER_OF_MESSAGES_DELAYED)).attributes();
         return a.values().stream().mapToInt(Integer::parseInt).sum();

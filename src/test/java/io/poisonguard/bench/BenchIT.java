@@ -1,0 +1,279 @@
+package io.poisonguard.bench;
+
+import io.poisonguard.config.Names;
+import io.poisonguard.observability.AwsRequestCounter;
+import io.poisonguard.sqs.QueueBootstrap;
+import io.poisonguard.testing.EmulatorClients;
+import io.poisonguard.testing.Emulators;
+import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.ServiceProcess;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
+import software.amazon.awssdk.services.dynamodb.model.BillingMode;
+import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
+import software.amazon.awssdk.services.dynamodb.model.KeyType;
+import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.MessageSystemAttributeName;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+
+import java.io.IOException;
+import java.net.URI;
+import java.net.http.HttpClient;
+import java.net.http.HttpRequest;
+import java.net.http.HttpResponse;
+import java.nio.charset.StandardCharsets;
+import java.nio.file.Files;
+import java.nio.file.Path;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Locale;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.UUID;
+import java.util.regex.Matcher;
+import java.util.regex.Pattern;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The benchmark {@code scripts/bench.sh} runs: on one pair of emulators, the same preloaded backlog of
+ * permit-report jobs is consumed by a naive consumer, an idempotent-naive one and poison-guard (its packaged
+ * JVM), at each concurrency, interleaved round by round; then poison-guard with poison mixed in. Rates are
+ * measured over the notices' own timestamps (first to last notice), so boot time does not count.
+ * Requests are counted on the wire by an SDK interceptor, per operation. Not part of the default build.
+ */
+class BenchIT {
+    private static final Pattern REQUESTS = Pattern.compile(
+            "^poison_guard_aws_requests_total\\{operation=\"([^\"]+)\",service=\"([^\"]+)\"} ([0-9.eE+]+)$", Pattern.MULTILINE);
+
+    record Result(String consumer, int concurrency, int messages, double seconds, Map<String, Long> requests, double cpuMs,
+                  long p50, long p99) {
+        double rate() {
+            return messages / seconds;
+        }
+
+        double perMessage(String prefix) {
+            return requests.entrySet().stream().filter(e -> e.getKey().startsWith(prefix)).mapToLong(Map.Entry::getValue).sum() / (double) messages;
+        }
+    }
+
+    @Test
+    void naiveIdempotentAndPoisonGuardOnTheSameBacklog() throws Exception {
+        int jobs = Integer.getInteger("bench.jobs", 3000);
+        int rounds = Integer.getInteger("bench.rounds", 2);
+        List<Integer> concurrencies = List.of(System.getProperty("bench.concurrency", "8,32").split(",")).stream()
+                .map(String::trim).map(Integer::parseInt).toList();
+        double poison = Double.parseDouble(System.getProperty("bench.poison-percent", "1"));
+        Emulators emulators = Emulators.shared();
+        List<Result> results = new ArrayList<>();
+        try (SqsClient sqs = EmulatorClients.sqs(emulators); DynamoDbClient dynamo = EmulatorClients.dynamo(emulators);
+             SqsClient countedSqs = counted(SqsClient.builder(), emulators.sqsEndpoint());
+             DynamoDbClient countedDynamo = counted(DynamoDbClient.builder(), emulators.dynamoEndpoint())) {
+            for (int round = 1; round <= rounds; round++) {
+                for (int c : concurrencies) {
+                    results.add(runNaive(sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, false));
+                    results.add(runNaive(sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, true));
+                    results.add(runService(emulators, sqs, "poison-guard", c, jobs, 0));
+                    System.out.println("[bench] round " + round + " concurrency " + c + " done");
+                }
+                int top = concurrencies.get(concurrencies.size() - 1);
+                results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, poison));
+            }
+        }
+        String report = BenchReport.render(results, jobs, rounds);
+        Path out = Files.createDirectories(Path.of("target", "bench")).resolve("report.txt");
+        Files.writeString(out, report, StandardCharsets.UTF_8);
+        System.out.println("\n" + report);
+        assertTrue(report.contains("VERDICT: PASS"), "see " + out);
+    }
+
+    private static <B extends software.amazon.awssdk.awscore.client.builder.AwsClientBuilder<B, C>
+            & software.amazon.awssdk.core.client.builder.SdkSyncClientBuilder<B, C>, C> C counted(B builder, String endpoint) {
+        return builder.endpointOverride(URI.create(endpoint)).region(Region.of(Emulators.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(64))
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new AwsRequestCounter())).build();
+    }
+
+    /** A fresh prefix with its queues, and the backlog sent; job id to send time (ms). */
+    private static Map<String, Long> preload(SqsClient sqs, Names names, int jobs, double poisonPercent) {
+        new QueueBootstrap(sqs, names).ensureQueues(Duration.ofDays(4), Duration.ofSeconds(30), 100);
+        String url = sqs.getQueueUrl(b -> b.queueName(names.jobsQueue())).queueUrl();
+        int everyPoison = poisonPercent <= 0 ? Integer.MAX_VALUE : (int) Math.round(100 / poisonPercent);
+        Map<String, Long> sent = new HashMap<>();
+        for (int i = 0; i < jobs; i += 10) {
+            List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
+            for (int n = i; n < Math.min(jobs, i + 10); n++) {
+                String id = "job-" + n;
+                boolean bad = n % everyPoison == everyPoison - 1;
+                batch.add(SendMessageBatchRequestEntry.builder().id("e" + n)
+                        .messageBody(bad ? Queues.permitV1("P-" + n) : Queues.permitV3("P-" + n))
+                        .messageAttributes(Queues.sdk(Queues.permitAttributes(id, "tenant-bench", bad ? 1 : 3))).build());
+                sent.put(id, System.currentTimeMillis());
+            }
+            sqs.sendMessageBatch(b -> b.queueUrl(url).entries(batch));
+        }
+        return sent;
+    }
+
+    private static Result runNaive(SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo, String name,
+                                   int concurrency, int jobs, boolean idempotent) throws Exception {
+        Names names = new Names("bn" + UUID.randomUUID().toString().substring(0, 8));
+        String table = null;
+        if (idempotent) {
+            table = names.prefix() + "-idempotency";
+            String t = table;
+            dynamo.createTable(b -> b.tableName(t).billingMode(BillingMode.PAY_PER_REQUEST)
+                    .keySchema(KeySchemaElement.builder().attributeName("jobId").keyType(KeyType.HASH).build())
+                    .attributeDefinitions(AttributeDefinition.builder().attributeName("jobId").attributeType(ScalarAttributeType.S).build()));
+            dynamo.waiter().waitUntilTableExists(b -> b.tableName(t));
+        }
+        Map<String, Long> sent = preload(sqs, names, jobs, 0);
+        String jobsUrl = sqs.getQueueUrl(b -> b.queueName(names.jobsQueue())).queueUrl();
+        String noticesUrl = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
+        Map<String, Long> before = AwsRequestCounter.snapshot();
+        NaiveConsumer consumer = new NaiveConsumer(countedSqs, countedDynamo, jobsUrl, noticesUrl, table);
+        List<Thread> threads = consumer.start(concurrency);
+        awaitNotices(sqs, noticesUrl, jobs, Duration.ofMinutes(10));
+        consumer.stop(threads);
+        Map<String, Long> requests = delta(before, AwsRequestCounter.snapshot());
+        return measured(name, concurrency, sqs, noticesUrl, sent, requests, consumer.cpuNanos() / 1e6, Long.MIN_VALUE);
+    }
+
+    private static Result runService(Emulators emulators, SqsClient sqs, String name, int concurrency, int jobs, double poisonPercent)
+            throws Exception {
+        Names names = new Names("bp" + UUID.randomUUID().toString().substring(0, 8));
+        Map<String, Long> sent = preload(sqs, names, jobs, poisonPercent);
+        int poisonJobs = (int) sent.keySet().stream().filter(id -> isPoison(id, jobs, poisonPercent)).count();
+        Map<String, String> o = new HashMap<>();
+        o.put("poison-guard.prefix", names.prefix());
+        o.put("poison-guard.consumer.concurrency", Integer.toString(concurrency));
+        o.put("poison-guard.consumer.receive-wait", "1s");
+        o.put("poison-guard.failure.permanent.max-attempts", "1");
+        o.put("poison-guard.monitoring.refresh", "1h");
+        o.put("poison-guard.dead-letter.sweep-interval", "1h");
+        // The example's simulated provider has a quota (15 calls/s by default); the baselines call no provider.
+        o.put("poison-guard.example.provider.rate", "10000");
+        Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
+        ServiceProcess service = new ServiceProcess(names.prefix(), emulators, o, logs);
+        String noticesUrl = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
+        service.start();
+        try {
+            long deadline = System.nanoTime() + Duration.ofMinutes(2).toNanos();
+            while (!service.ready()) {
+                if (System.nanoTime() > deadline || !service.alive()) {
+                    throw new IllegalStateException("poison-guard did not boot; see " + service.log());
+                }
+                Thread.sleep(100);
+            }
+            // The window starts when the service answers: requests and CPU before it (boot) are not counted.
+            int port = port(service.log());
+            long readyAt = System.currentTimeMillis();
+            Map<String, Long> before = scrape(port);
+            double cpu0 = cpuMs(service.pid());
+            awaitNotices(sqs, noticesUrl, jobs - poisonJobs, Duration.ofMinutes(10));
+            String dlq = sqs.getQueueUrl(b -> b.queueName(names.deadLetterQueue())).queueUrl();
+            awaitDepth(sqs, dlq, poisonJobs, Duration.ofMinutes(2));
+            Map<String, Long> requests = delta(before, scrape(port));
+            double cpu = cpuMs(service.pid()) - cpu0;
+            return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu, readyAt);
+        } finally {
+            service.stop();
+        }
+    }
+
+    private static boolean isPoison(String id, int jobs, double poisonPercent) {
+        int everyPoison = poisonPercent <= 0 ? Integer.MAX_VALUE : (int) Math.round(100 / poisonPercent);
+        int n = Integer.parseInt(id.substring("job-".length()));
+        return n % everyPoison == everyPoison - 1;
+    }
+
+    /**
+     * Reads every notice: the rate is messages over the span from the first to the last notice (counting
+     * only those sent after {@code from}, for the service: boot is not measured), latency is notice time
+     * minus the job's send time.
+     */
+    private static Result measured(String name, int concurrency, SqsClient sqs, String noticesUrl, Map<String, Long> sent,
+                                   Map<String, Long> requests, double cpuMs, long from) {
+        List<long[]> notices = new ArrayList<>();
+        while (true) {
+            List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(noticesUrl).maxNumberOfMessages(10).waitTimeSeconds(0)
+                    .messageAttributeNames("All").messageSystemAttributeNames(MessageSystemAttributeName.SENT_TIMESTAMP)).messages();
+            if (batch.isEmpty()) {
+                break;
+            }
+            for (Message m : batch) {
+                long at = Long.parseLong(m.attributes().get(MessageSystemAttributeName.SENT_TIMESTAMP));
+                Long s = sent.get(m.messageAttributes().get("job-id").stringValue());
+                notices.add(new long[]{at, s == null ? at : at - s});
+            }
+        }
+        List<long[]> window = notices.stream().filter(n -> n[0] >= from).sorted((a, b) -> Long.compare(a[0], b[0])).toList();
+        double seconds = Math.max(0.001, (window.get(window.size() - 1)[0] - window.get(0)[0]) / 1000.0);
+        List<Long> latencies = window.stream().map(n -> n[1]).sorted().toList();
+        return new Result(name, concurrency, window.size(), seconds, requests, cpuMs / window.size(),
+                latencies.get(latencies.size() / 2), latencies.get((int) Math.min(latencies.size() - 1, Math.ceil(latencies.size() * 0.99) - 1)));
+    }
+
+    private static void awaitNotices(SqsClient sqs, String url, int n, Duration max) throws InterruptedException {
+        awaitDepth(sqs, url, n, max);
+    }
+
+    private static void awaitDepth(SqsClient sqs, String url, int n, Duration max) throws InterruptedException {
+        long deadline = System.nanoTime() + max.toNanos();
+        while (new Queues(sqs, null).depthOf(url) < n) {
+            if (System.nanoTime() > deadline) {
+                throw new IllegalStateException("fewer than " + n + " messages on " + url + " within " + max);
+            }
+            Thread.sleep(200);
+        }
+    }
+
+    private static Map<String, Long> delta(Map<String, Long> before, Map<String, Long> after) {
+        Map<String, Long> d = new TreeMap<>();
+        after.forEach((k, v) -> {
+            long n = v - before.getOrDefault(k, 0L);
+            if (n > 0) {
+                d.put(k, n);
+            }
+        });
+        return d;
+    }
+
+    private static int port(Path log) throws IOException {
+        Matcher m = Pattern.compile("Listening on: http://[^:]+:(\\d+)").matcher(Files.readString(log, StandardCharsets.ISO_8859_1));
+        if (!m.find()) {
+            throw new IllegalStateException("no port in " + log);
+        }
+        return Integer.parseInt(m.group(1));
+    }
+
+    private static Map<String, Long> scrape(int port) throws IOException, InterruptedException {
+        String text = HttpClient.newHttpClient().send(HttpRequest.newBuilder(URI.create("http://localhost:" + port + "/q/metrics")).build(),
+                HttpResponse.BodyHandlers.ofString()).body();
+        Map<String, Long> out = new TreeMap<>();
+        Matcher m = REQUESTS.matcher(text);
+        while (m.find()) {
+            out.put(m.group(2) + "." + m.group(1), (long) Double.parseDouble(m.group(3)));
+        }
+        return out;
+    }
+
+    private static double cpuMs(long pid) {
+        return ProcessHandle.of(pid).flatMap(p -> p.info().totalCpuDuration()).map(d -> d.toNanos() / 1e6)
+                .orElseThrow(() -> new IllegalStateException("no CPU time for process " + pid));
+    }
+
+    static String fmt(double v) {
+        return String.format(Locale.ROOT, v >= 100 ? "%.0f" : v >= 10 ? "%.1f" : "%.2f", v);
+    }
+}

@@ -1,0 +1,105 @@
+package io.poisonguard.bench;
+
+import java.util.ArrayList;
+import java.util.Comparator;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.TreeMap;
+import java.util.TreeSet;
+import java.util.stream.Collectors;
+
+import static io.poisonguard.bench.BenchIT.fmt;
+
+/** The benchmark's table (medians over the rounds) and its verdict line. */
+final class BenchReport {
+    private BenchReport() {
+    }
+
+    private static double median(List<Double> values) {
+        List<Double> s = values.stream().sorted().toList();
+        return s.size() % 2 == 1 ? s.get(s.size() / 2) : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
+    }
+
+    static String render(List<BenchIT.Result> results, int jobs, int rounds) {
+        Map<String, List<BenchIT.Result>> groups = new LinkedHashMap<>();
+        results.stream().sorted(Comparator.comparingInt(BenchIT.Result::concurrency))
+                .forEach(r -> groups.computeIfAbsent(r.consumer() + "@" + r.concurrency(), k -> new ArrayList<>()).add(r));
+        Map<Integer, Double> naiveRate = new TreeMap<>();
+        groups.forEach((k, rs) -> {
+            if (rs.get(0).consumer().equals("naive")) {
+                naiveRate.put(rs.get(0).concurrency(), median(rs.stream().map(BenchIT.Result::rate).toList()));
+            }
+        });
+        StringBuilder b = new StringBuilder();
+        b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, ").append(rounds)
+                .append(" interleaved rounds, medians; requests counted on the wire\n\n");
+        String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
+                "SQS req/m", "DDB req/m", "CPU ms/m", "p50 ms", "p99 ms");
+        b.append(header).append('\n').append("-".repeat(header.length())).append('\n');
+        Map<String, Double> pgDynamo = new TreeMap<>();
+        Map<String, Double> ratios = new TreeMap<>();
+        for (Map.Entry<String, List<BenchIT.Result>> e : groups.entrySet()) {
+            List<BenchIT.Result> rs = e.getValue();
+            BenchIT.Result first = rs.get(0);
+            double rate = median(rs.stream().map(BenchIT.Result::rate).toList());
+            double ratio = rate / naiveRate.getOrDefault(first.concurrency(), Double.NaN);
+            double sqsPer = median(rs.stream().map(r -> r.perMessage("Sqs.")).toList());
+            double ddbPer = median(rs.stream().map(r -> r.perMessage("DynamoDb.")).toList());
+            double cpu = median(rs.stream().map(BenchIT.Result::cpuMs).toList());
+            double p50 = median(rs.stream().map(r -> (double) r.p50()).toList());
+            double p99 = median(rs.stream().map(r -> (double) r.p99()).toList());
+            b.append(String.format("%-28s %5d %8s %6s %10s %10s %8s %8s %8s%n", first.consumer(), first.concurrency(), fmt(rate), fmt(ratio),
+                    fmt(sqsPer), fmt(ddbPer), fmt(cpu), fmt(p50), fmt(p99)));
+            ratios.put(e.getKey(), ratio);
+            if (first.consumer().equals("poison-guard")) {
+                pgDynamo.put(e.getKey(), ddbPer);
+            }
+        }
+        b.append("\nRequests per message by operation (median run):\n");
+        for (Map.Entry<String, List<BenchIT.Result>> e : groups.entrySet()) {
+            BenchIT.Result mid = e.getValue().stream().sorted(Comparator.comparingDouble(BenchIT.Result::rate)).toList()
+                    .get(e.getValue().size() / 2);
+            String ops = new TreeSet<>(mid.requests().keySet()).stream()
+                    .map(op -> op + "=" + fmt(mid.requests().get(op) / (double) mid.messages())).collect(Collectors.joining(" "));
+            b.append(String.format("  %-34s %s%n", e.getKey(), ops));
+        }
+        b.append("\nRates are messages over the first-to-last notice span; CPU is the consumer threads' CPU for the naive\n")
+                .append("consumers and the whole service process after boot for poison-guard (so it includes its scheduler,\n")
+                .append("metrics and heartbeat); latency is notice time minus the job's send time on a preloaded backlog.\n");
+        // The targets (issue 11): 2 DynamoDB requests per healthy message, at least 0.45 of naive throughput at
+        // every concurrency, and at least 5 messages per ReceiveMessage at the highest one.
+        List<String> misses = new ArrayList<>();
+        Map<String, String> perReceive = new TreeMap<>();
+        int top = results.stream().mapToInt(BenchIT.Result::concurrency).max().orElse(0);
+        for (Map.Entry<String, List<BenchIT.Result>> e : groups.entrySet()) {
+            if (!e.getValue().get(0).consumer().equals("poison-guard")) {
+                continue;
+            }
+            int c = e.getValue().get(0).concurrency();
+            double ddb = pgDynamo.get(e.getKey());
+            double ratio = ratios.get(e.getKey());
+            double receives = median(e.getValue().stream().map(r -> r.requests().getOrDefault("Sqs.ReceiveMessage", 0L) / (double) r.messages()).toList());
+            double msgsPerReceive = receives == 0 ? Double.POSITIVE_INFINITY : 1 / receives;
+            perReceive.put("@" + c, fmt(msgsPerReceive));
+            if (ddb > 2.05) {
+                misses.add("DynamoDB " + fmt(ddb) + "/msg at " + c + " (target 2)");
+            }
+            if (!(ratio >= 0.45)) {
+                misses.add("throughput " + fmt(ratio) + " of naive at " + c + " (target 0.45)");
+            }
+            if (c == top && msgsPerReceive < 5) {
+                misses.add(fmt(msgsPerReceive) + " messages per receive at " + c + " (target 5)");
+            }
+        }
+        String verdict = (misses.isEmpty() ? "VERDICT: PASS" : "VERDICT: FAIL (" + String.join("; ", misses) + ")")
+                + " poison-guard DynamoDB requests per healthy message " + pgDynamo.values().stream().map(BenchIT::fmt).collect(Collectors.joining("/"))
+                + "; messages per receive " + perReceive
+                + "; throughput ratio to naive " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("poison-guard@"))
+                .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "))
+                + " vs idempotent-naive " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("idempotent-naive@"))
+                .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "));
+        b.append('\n').append(verdict).append('\n');
+        return b.toString();
+    }
+}
