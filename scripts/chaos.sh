@@ -26,6 +26,7 @@ usage: scripts/chaos.sh [options] [-- maven arguments]
   --hang N             jobs that hang past the 2 s attempt deadline (CHAOS_HANG, jobs/500)
   --settle-timeout D   bound on settling after the last send      (CHAOS_SETTLE_TIMEOUT, 60s + jobs/10 s)
   --seed N             workload order and kill targets            (CHAOS_SEED, random)
+  --fifo-notices       notices to a FIFO queue; a duplicate notice fails the run (CHAOS_FIFO_NOTICES, off)
 Durations: 6s, 500ms, 2m or a number of seconds. The report is kept in target/chaos/report.txt, the
 worker logs and the run's event log in target/chaos-logs/.
 EOF
@@ -43,6 +44,7 @@ crash_fault="${CHAOS_CRASH_FAULT:-oom}"
 hang="${CHAOS_HANG:-}"
 settle_timeout="${CHAOS_SETTLE_TIMEOUT:-}"
 seed="${CHAOS_SEED:-}"
+fifo_notices="${CHAOS_FIFO_NOTICES:-false}"
 maven_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -58,6 +60,7 @@ while [ $# -gt 0 ]; do
     --hang) hang="$2"; shift 2 ;;
     --settle-timeout) settle_timeout="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
+    --fifo-notices) fifo_notices=true; shift ;;
     -h|--help) usage; exit 0 ;;
     --) shift; maven_args=("$@"); break ;;
     *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
@@ -66,7 +69,7 @@ done
 
 props=(-Dchaos.workers="$workers" -Dchaos.jobs="$jobs" -Dchaos.send-rate="$send_rate" -Dchaos.kill-every="$kill_every"
        -Dchaos.max-unavailable="$max_unavailable"
-       -Dchaos.freeze="$freeze" -Dchaos.crash-fault="$crash_fault")
+       -Dchaos.freeze="$freeze" -Dchaos.crash-fault="$crash_fault" -Dchaos.fifo-notices="$fifo_notices")
 [ -n "$hang" ] && props+=(-Dchaos.hang="$hang")
 [ -n "$freeze_at" ] && props+=(-Dchaos.freeze-at="$freeze_at")
 [ -n "$crash" ] && props+=(-Dchaos.crash="$crash")

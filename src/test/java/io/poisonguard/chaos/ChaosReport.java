@@ -46,7 +46,7 @@ import java.util.stream.Stream;
  *   <li><b>poison completed</b>: a poison, hang or crash job that got a notice;</li>
  *   <li><b>partial quarantine</b>: a quarantine record without its DLQ copy or the reverse.</li>
  * </ul>
- * The run fails on any of those but duplicates (notices are not exactly-once yet: reported only), on a
+ * The run fails on any of those but duplicates (reported only, unless the notices queue is FIFO), on a
  * poison job that is not quarantined, and when the run did not settle within its bound.
  */
 public final class ChaosReport {
@@ -276,6 +276,9 @@ public final class ChaosReport {
         if (!unexpectedClasses.isEmpty()) {
             f.add("unexpected-class=" + unexpectedClasses.size());
         }
+        if (outcome.settings().fifoNotices() && duplicates > 0) {
+            f.add("duplicate-notices=" + duplicates + " on a FIFO queue");
+        }
         if (!outcome.settled()) {
             f.add("not settled within " + ChaosSettings.text(outcome.settings().settleTimeout()));
         }
@@ -287,7 +290,7 @@ public final class ChaosReport {
                 + " poison-completed=" + poisonCompleted.size() + " poison-not-quarantined=" + poisonUnquarantined.size()
                 + " partial-quarantines=" + partial.size() + " unexpected-class=" + unexpectedClasses.size() + " settled=" + (outcome.settled() ? "yes" : "no")
                 + " jobs=" + outcome.jobs().size() + " kills=" + outcome.kills() + " kills-skipped=" + outcome.killsSkipped() + " self-exits=" + outcome.selfExits()
-                + " freeze=" + ChaosSettings.text(outcome.settings().freeze());
+                + " freeze=" + ChaosSettings.text(outcome.settings().freeze()) + " notices=" + (outcome.settings().fifoNotices() ? "fifo" : "standard");
         List<String> f = failures();
         return f.isEmpty() ? "VERDICT: PASS " + counts : "VERDICT: FAIL (" + String.join(", ", f) + ") " + counts;
     }
@@ -327,7 +330,7 @@ public final class ChaosReport {
         b.append('\n');
         line(b, "completed (unique notices)", Integer.toString(completed));
         line(b, "duplicate notices", duplicates + (duplicated.isEmpty() ? "" : " on " + count(duplicated))
-                + " (reported, not a failure: notices are not exactly-once yet)");
+                + (outcome.settings().fifoNotices() ? " (FIFO notices queue: a failure)" : " (reported, not a failure: a standard notices queue is at-least-once)"));
         line(b, "lost (no notice, no quarantine)", count(lost));
         line(b, "unfinished (still in progress at the bound)", count(unfinished));
         line(b, "innocent quarantines", count(innocents.entrySet().stream().map(e -> e.getKey() + " as " + e.getValue()).toList()));

@@ -88,7 +88,7 @@ public final class ChaosRun {
         this.sqs = sqs;
         this.dynamo = dynamo;
         this.logDir = logDir;
-        this.names = new Names("chaos" + UUID.randomUUID().toString().substring(0, 6));
+        this.names = new Names("chaos" + UUID.randomUUID().toString().substring(0, 6), settings.fifoNotices());
         this.queues = new Queues(sqs, names);
         this.random = new Random(settings.seed());
         this.jobs = workload();
@@ -148,6 +148,7 @@ public final class ChaosRun {
     Map<String, String> workerSettings(int worker, List<Job> jobs) {
         Map<String, String> o = ServiceProcess.fastCrashSettings(names.prefix(), s.concurrency());
         o.put("poison-guard.worker-id", names.prefix() + "-w" + worker);
+        o.put("poison-guard.notices.fifo", Boolean.toString(s.fifoNotices()));
         if (!s.attemptDeadline().isEmpty()) {
             o.put("poison-guard.attempt.deadline", s.attemptDeadline());
         }

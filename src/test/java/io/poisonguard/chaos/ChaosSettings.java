@@ -27,10 +27,12 @@ import java.util.Locale;
  *                       hang jobs, since a release without per-attempt deadlines refuses to boot with the key); 2s with them
  * @param settleTimeout  the bound on waiting for every job to reach a terminal outcome, after the last send
  * @param seed           shuffles the workload and picks the workers to kill
+ * @param fifoNotices    notices go to the FIFO queue ({@code poison-guard.notices.fifo}); a duplicate notice then fails the run
  */
 public record ChaosSettings(int workers, int concurrency, int jobs, double sendRate, Duration killEvery, int maxUnavailable, Duration freeze,
                             Duration freezeAt, int poison, int transientJobs, int throttled, int crash, String crashFault, int hang,
-                            String hangFault, String attemptDeadline, Duration settleTimeout, long seed, String tenant) {
+                            String hangFault, String attemptDeadline, Duration settleTimeout, long seed, String tenant,
+                            boolean fifoNotices) {
 
     public ChaosSettings {
         int special = poison + transientJobs + throttled + crash + hang;
@@ -71,7 +73,8 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
                 System.getProperty("chaos.attempt-deadline", "2s").trim(),
                 duration("chaos.settle-timeout", (60 + jobs / 10) + "s"),
                 Long.parseLong(System.getProperty("chaos.seed", Long.toString(System.nanoTime() % 100_000))),
-                System.getProperty("chaos.tenant", "tenant-x"));
+                System.getProperty("chaos.tenant", "tenant-x"),
+                Boolean.parseBoolean(System.getProperty("chaos.fifo-notices", "false")));
     }
 
     /** How long sending the whole workload takes at {@link #sendRate}. */
