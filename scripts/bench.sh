@@ -15,13 +15,15 @@ jobs="${BENCH_JOBS:-3000}"
 rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
 poison="${BENCH_POISON_PERCENT:-1}"
+jfr="${BENCH_JFR:-false}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --concurrency) concurrency="$2"; shift 2 ;;
     --poison-percent) poison="$2"; shift 2 ;;
-    -h|--help) sed -n '2,10p' "$0"; echo "options: --jobs N --rounds N --concurrency 8,32 --poison-percent P"; exit 0 ;;
+    --jfr) jfr=true; shift ;;
+    -h|--help) sed -n '2,10p' "$0"; echo "options: --jobs N --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -29,4 +31,4 @@ done
 . scripts/lib/report-it.sh
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
 run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
-  -Dbench.poison-percent="$poison"
+  -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr"

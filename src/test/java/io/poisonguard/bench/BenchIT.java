@@ -165,6 +165,10 @@ class BenchIT {
         o.put("poison-guard.example.provider.rate", "10000");
         Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
         ServiceProcess service = new ServiceProcess(names.prefix(), emulators, o, logs);
+        if (Boolean.getBoolean("bench.jfr")) {
+            // -Dbench.jfr=true: a flight recording of each poison-guard run, to see where its CPU goes.
+            service.jvmOption("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(names.prefix() + ".jfr") + ",settings=profile");
+        }
         String noticesUrl = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
         service.start();
         try {

@@ -63,6 +63,13 @@ public final class ServiceProcess {
         return p;
     }
 
+    private final List<String> jvmOptions = new ArrayList<>();
+
+    /** Adds a JVM option for the next {@link #start()} (a profiler, say). */
+    public void jvmOption(String option) {
+        jvmOptions.add(option);
+    }
+
     /** Sets a system property for the next {@link #start()} (the running incarnation keeps what it started with). */
     public void set(String key, String value) {
         config.put(key, value);
@@ -85,6 +92,7 @@ public final class ServiceProcess {
         // half-way, finally blocks may not have run): it must not keep consuming. Exiting lets its
         // lease expire, so the job in flight is charged a crash, and the orchestrator restarts the worker.
         cmd.add("-XX:+ExitOnOutOfMemoryError");
+        cmd.addAll(jvmOptions);
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-jar");
         cmd.add(jar().toString());
