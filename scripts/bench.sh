@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # The cost benchmark: on one pair of local emulators, the same preloaded backlog of permit-report jobs is
-# consumed by a naive consumer (receive, handle, notice, batch delete), an idempotent-naive one (plus a
+# consumed (after an unmeasured warm-up backlog) by a naive consumer (receive, handle, notice, batch delete), an idempotent-naive one (plus a
 # conditional put before and an update after, what an idempotency library costs) and poison-guard (its
 # packaged JVM), at each concurrency, interleaved round by round; then poison-guard with 1% poison.
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
@@ -12,6 +12,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 
 jobs="${BENCH_JOBS:-3000}"
+warmup="${BENCH_WARMUP:-1000}"
 rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
 poison="${BENCH_POISON_PERCENT:-1}"
@@ -19,16 +20,17 @@ jfr="${BENCH_JFR:-false}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs="$2"; shift 2 ;;
+    --warmup) warmup="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --concurrency) concurrency="$2"; shift 2 ;;
     --poison-percent) poison="$2"; shift 2 ;;
     --jfr) jfr=true; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; echo "options: --jobs N --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs)"; exit 0 ;;
+    -h|--help) sed -n '2,10p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 1000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
 
 . scripts/lib/report-it.sh
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
-run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
+run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
   -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr"

@@ -22,16 +22,27 @@ import java.util.Optional;
 
 /**
  * The ledger in DynamoDB: one item per job id. Each write is a single conditional UpdateItem that
- * sets every attribute and bumps {@code version}; the condition is the version the caller read
- * (or the item's absence, or its expiry, for a new job).
+ * bumps {@code version}; the condition is the version the caller read (or the item's absence, or its
+ * expiry, for a new job). A write sends only what changed since that version when this store read or
+ * wrote it (an appended history entry by {@code list_append}, the ending attempt's entry by its index),
+ * and every attribute otherwise: the version condition makes both equally safe.
  */
 public final class DynamoLedgerStore implements LedgerStore {
     static final String KEY = "jobId";
     static final String TTL = "expiresAt";
 
+    /** Item images this store read or wrote lately, by job id and version: the base a partial write diffs against. */
+    private static final int KNOWN_IMAGES = 1024;
+
     private final DynamoDbClient dynamo;
     private final String table;
     private final Clock clock;
+    private final Map<String, Map<String, AttributeValue>> known = new java.util.LinkedHashMap<>(256, 0.75f, true) {
+        @Override
+        protected boolean removeEldestEntry(Map.Entry<String, Map<String, AttributeValue>> eldest) {
+            return size() > KNOWN_IMAGES;
+        }
+    };
 
     public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock) {
         this.dynamo = dynamo;
@@ -45,7 +56,25 @@ public final class DynamoLedgerStore implements LedgerStore {
         if (item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant())) {
             return Optional.empty();
         }
-        return Optional.of(decode(item));
+        LedgerRecord r = decode(item);
+        remember(r.jobId(), r.version(), item);
+        return Optional.of(r);
+    }
+
+    private static String imageKey(String jobId, long version) {
+        return version + "@" + jobId;
+    }
+
+    private void remember(String jobId, long version, Map<String, AttributeValue> image) {
+        synchronized (known) {
+            known.put(imageKey(jobId, version), image);
+        }
+    }
+
+    private Map<String, AttributeValue> knownImage(String jobId, long version) {
+        synchronized (known) {
+            return known.remove(imageKey(jobId, version));
+        }
     }
 
     private Map<String, AttributeValue> read(String jobId) {
@@ -66,11 +95,18 @@ public final class DynamoLedgerStore implements LedgerStore {
         // its own when its condition fails, instead of being taken for a conflict.
         String token = token(attrs);
         attrs.put(WRITE_TOKEN, Attrs.s(token));
+        Map<String, AttributeValue> base = next.version() == 0 ? null : knownImage(next.jobId(), next.version());
         for (String name : ALL) {
-            names.put("#" + name, name);
             AttributeValue v = attrs.get(name);
+            AttributeValue was = base == null ? null : base.get(name);
+            if (base != null && java.util.Objects.equals(v, was)) {
+                continue;
+            }
+            names.put("#" + name, name);
             if (v == null) {
                 removes.add("#" + name);
+            } else if (base != null && name.equals("history") && was != null) {
+                sets.add(historyUpdate(was.l(), v.l(), values));
             } else {
                 values.put(":" + name, v);
                 sets.add("#" + name + " = :" + name);
@@ -103,7 +139,26 @@ public final class DynamoLedgerStore implements LedgerStore {
                 throw new LedgerConflict(next.jobId(), next.version());
             }
         }
+        remember(next.jobId(), newVersion, attrs);
         return next.withVersion(newVersion);
+    }
+
+    /**
+     * The update of the history list from {@code was} to {@code now}: new entries appended, or the newest
+     * entry replaced in place, or (when entries were dropped off the front) the whole list.
+     */
+    static String historyUpdate(List<AttributeValue> was, List<AttributeValue> now, Map<String, AttributeValue> values) {
+        int kept = was.size();
+        if (now.size() > kept && now.subList(0, kept).equals(was)) {
+            values.put(":historyAdded", AttributeValue.fromL(now.subList(kept, now.size())));
+            return "#history = list_append(#history, :historyAdded)";
+        }
+        if (now.size() == kept && kept > 0 && now.subList(0, kept - 1).equals(was.subList(0, kept - 1))) {
+            values.put(":historyLast", now.get(kept - 1));
+            return "#history[" + (kept - 1) + "] = :historyLast";
+        }
+        values.put(":history", AttributeValue.fromL(now));
+        return "#history = :history";
     }
 
     static final String WRITE_TOKEN = "writeToken";

@@ -73,6 +73,9 @@ class BenchIT {
         List<Integer> concurrencies = List.of(System.getProperty("bench.concurrency", "8,32").split(",")).stream()
                 .map(String::trim).map(Integer::parseInt).toList();
         double poison = Double.parseDouble(System.getProperty("bench.poison-percent", "1"));
+        // Every consumer first drains a warm-up backlog that is not measured: the rates are those of a
+        // running consumer, not of a JVM compiling its hot paths (poison-guard starts a fresh JVM per run).
+        int warmup = Integer.getInteger("bench.warmup", 1000);
         Emulators emulators = Emulators.shared();
         List<Result> results = new ArrayList<>();
         try (SqsClient sqs = EmulatorClients.sqs(emulators); DynamoDbClient dynamo = EmulatorClients.dynamo(emulators);
@@ -80,16 +83,16 @@ class BenchIT {
              DynamoDbClient countedDynamo = counted(DynamoDbClient.builder(), emulators.dynamoEndpoint())) {
             for (int round = 1; round <= rounds; round++) {
                 for (int c : concurrencies) {
-                    results.add(runNaive(sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, false));
-                    results.add(runNaive(sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, true));
-                    results.add(runService(emulators, sqs, "poison-guard", c, jobs, 0));
+                    results.add(runNaive(sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, warmup, false));
+                    results.add(runNaive(sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup, true));
+                    results.add(runService(emulators, sqs, "poison-guard", c, jobs, warmup, 0));
                     System.out.println("[bench] round " + round + " concurrency " + c + " done");
                 }
                 int top = concurrencies.get(concurrencies.size() - 1);
-                results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, poison));
+                results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, warmup, poison));
             }
         }
-        String report = BenchReport.render(results, jobs, rounds);
+        String report = BenchReport.render(results, jobs, warmup, rounds);
         Path out = Files.createDirectories(Path.of("target", "bench")).resolve("report.txt");
         Files.writeString(out, report, StandardCharsets.UTF_8);
         System.out.println("\n" + report);
@@ -104,12 +107,24 @@ class BenchIT {
                 .overrideConfiguration(o -> o.addExecutionInterceptor(new AwsRequestCounter())).build();
     }
 
-    /** A fresh prefix with its queues, and the backlog sent; job id to send time (ms). */
-    private static Map<String, Long> preload(SqsClient sqs, Names names, int jobs, double poisonPercent) {
+    /**
+     * A fresh prefix with its queues, and the backlog sent: {@code warmup} healthy jobs first, then the
+     * measured {@code jobs}; job id to send time (ms).
+     */
+    private static Map<String, Long> preload(SqsClient sqs, Names names, int warmup, int jobs, double poisonPercent) {
         new QueueBootstrap(sqs, names).ensureQueues(Duration.ofDays(4), Duration.ofSeconds(30), 100);
         String url = sqs.getQueueUrl(b -> b.queueName(names.jobsQueue())).queueUrl();
         int everyPoison = poisonPercent <= 0 ? Integer.MAX_VALUE : (int) Math.round(100 / poisonPercent);
         Map<String, Long> sent = new HashMap<>();
+        for (int i = 0; i < warmup; i += 10) {
+            List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
+            for (int n = i; n < Math.min(warmup, i + 10); n++) {
+                batch.add(SendMessageBatchRequestEntry.builder().id("w" + n).messageBody(Queues.permitV3("W-" + n))
+                        .messageAttributes(Queues.sdk(Queues.permitAttributes("warm-" + n, "tenant-bench", 3))).build());
+                sent.put("warm-" + n, System.currentTimeMillis());
+            }
+            sqs.sendMessageBatch(b -> b.queueUrl(url).entries(batch));
+        }
         for (int i = 0; i < jobs; i += 10) {
             List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
             for (int n = i; n < Math.min(jobs, i + 10); n++) {
@@ -126,7 +141,7 @@ class BenchIT {
     }
 
     private static Result runNaive(SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo, String name,
-                                   int concurrency, int jobs, boolean idempotent) throws Exception {
+                                   int concurrency, int jobs, int warmup, boolean idempotent) throws Exception {
         Names names = new Names("bn" + UUID.randomUUID().toString().substring(0, 8));
         String table = null;
         if (idempotent) {
@@ -137,22 +152,27 @@ class BenchIT {
                     .attributeDefinitions(AttributeDefinition.builder().attributeName("jobId").attributeType(ScalarAttributeType.S).build()));
             dynamo.waiter().waitUntilTableExists(b -> b.tableName(t));
         }
-        Map<String, Long> sent = preload(sqs, names, jobs, 0);
+        Map<String, Long> sent = preload(sqs, names, warmup, jobs, 0);
         String jobsUrl = sqs.getQueueUrl(b -> b.queueName(names.jobsQueue())).queueUrl();
         String noticesUrl = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
-        Map<String, Long> before = AwsRequestCounter.snapshot();
         NaiveConsumer consumer = new NaiveConsumer(countedSqs, countedDynamo, jobsUrl, noticesUrl, table);
         List<Thread> threads = consumer.start(concurrency);
-        awaitNotices(sqs, noticesUrl, jobs, Duration.ofMinutes(10));
-        consumer.stop(threads);
+        awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
+        // The measured window starts here.
+        long from = System.currentTimeMillis();
+        Map<String, Long> before = AwsRequestCounter.snapshot();
+        long cpu0 = consumer.cpuNanos(threads);
+        awaitNotices(sqs, noticesUrl, warmup + jobs, Duration.ofMinutes(10));
         Map<String, Long> requests = delta(before, AwsRequestCounter.snapshot());
-        return measured(name, concurrency, sqs, noticesUrl, sent, requests, consumer.cpuNanos() / 1e6, Long.MIN_VALUE);
+        long cpu = consumer.cpuNanos(threads) - cpu0;
+        consumer.stop(threads);
+        return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu / 1e6, from);
     }
 
-    private static Result runService(Emulators emulators, SqsClient sqs, String name, int concurrency, int jobs, double poisonPercent)
-            throws Exception {
+    private static Result runService(Emulators emulators, SqsClient sqs, String name, int concurrency, int jobs, int warmup,
+                                     double poisonPercent) throws Exception {
         Names names = new Names("bp" + UUID.randomUUID().toString().substring(0, 8));
-        Map<String, Long> sent = preload(sqs, names, jobs, poisonPercent);
+        Map<String, Long> sent = preload(sqs, names, warmup, jobs, poisonPercent);
         int poisonJobs = (int) sent.keySet().stream().filter(id -> isPoison(id, jobs, poisonPercent)).count();
         Map<String, String> o = new HashMap<>();
         o.put("poison-guard.prefix", names.prefix());
@@ -179,17 +199,18 @@ class BenchIT {
                 }
                 Thread.sleep(100);
             }
-            // The window starts when the service answers: requests and CPU before it (boot) are not counted.
+            // The window starts once the warm-up backlog is done: boot and warm-up are not counted.
             int port = port(service.log());
-            long readyAt = System.currentTimeMillis();
+            awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
+            long from = System.currentTimeMillis();
             Map<String, Long> before = scrape(port);
             double cpu0 = cpuMs(service.pid());
-            awaitNotices(sqs, noticesUrl, jobs - poisonJobs, Duration.ofMinutes(10));
+            awaitNotices(sqs, noticesUrl, warmup + jobs - poisonJobs, Duration.ofMinutes(10));
             String dlq = sqs.getQueueUrl(b -> b.queueName(names.deadLetterQueue())).queueUrl();
             awaitDepth(sqs, dlq, poisonJobs, Duration.ofMinutes(2));
             Map<String, Long> requests = delta(before, scrape(port));
             double cpu = cpuMs(service.pid()) - cpu0;
-            return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu, readyAt);
+            return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu, from);
         } finally {
             service.stop();
         }
@@ -197,6 +218,9 @@ class BenchIT {
 
     private static boolean isPoison(String id, int jobs, double poisonPercent) {
         int everyPoison = poisonPercent <= 0 ? Integer.MAX_VALUE : (int) Math.round(100 / poisonPercent);
+        if (!id.startsWith("job-")) {
+            return false;
+        }
         int n = Integer.parseInt(id.substring("job-".length()));
         return n % everyPoison == everyPoison - 1;
     }

@@ -21,7 +21,7 @@ final class BenchReport {
         return s.size() % 2 == 1 ? s.get(s.size() / 2) : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
     }
 
-    static String render(List<BenchIT.Result> results, int jobs, int rounds) {
+    static String render(List<BenchIT.Result> results, int jobs, int warmup, int rounds) {
         Map<String, List<BenchIT.Result>> groups = new LinkedHashMap<>();
         results.stream().sorted(Comparator.comparingInt(BenchIT.Result::concurrency))
                 .forEach(r -> groups.computeIfAbsent(r.consumer() + "@" + r.concurrency(), k -> new ArrayList<>()).add(r));
@@ -32,7 +32,8 @@ final class BenchReport {
             }
         });
         StringBuilder b = new StringBuilder();
-        b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, ").append(rounds)
+        b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, measured after a warm-up of ")
+                .append(warmup).append(" jobs, ").append(rounds)
                 .append(" interleaved rounds, medians; requests counted on the wire\n\n");
         String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
                 "SQS req/m", "DDB req/m", "CPU ms/m", "p50 ms", "p99 ms");

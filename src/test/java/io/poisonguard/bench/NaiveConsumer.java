@@ -19,7 +19,6 @@ import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.concurrent.atomic.AtomicLong;
 
 /**
  * The baselines poison-guard is measured against, doing the same work per message (parse the body,
@@ -37,7 +36,6 @@ final class NaiveConsumer {
     private final String noticesUrl;
     private final String idempotencyTable;
     private final AtomicBoolean stop = new AtomicBoolean();
-    private final AtomicLong cpuNanos = new AtomicLong();
 
     /** {@code idempotencyTable} null: the plain naive consumer. */
     NaiveConsumer(SqsClient sqs, DynamoDbClient dynamo, String jobsUrl, String noticesUrl, String idempotencyTable) {
@@ -64,30 +62,30 @@ final class NaiveConsumer {
         }
     }
 
-    /** CPU time the consumer threads used, in nanoseconds. */
-    long cpuNanos() {
-        return cpuNanos.get();
+    /** CPU time the consumer threads have used so far, in nanoseconds (read while they run). */
+    long cpuNanos(List<Thread> threads) {
+        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
+        long total = 0;
+        for (Thread t : threads) {
+            long n = mx.getThreadCpuTime(t.threadId());
+            total += Math.max(0, n);
+        }
+        return total;
     }
 
     private void loop() {
-        ThreadMXBean mx = ManagementFactory.getThreadMXBean();
-        long cpu0 = mx.getCurrentThreadCpuTime();
-        try {
-            while (!stop.get()) {
-                List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(jobsUrl).maxNumberOfMessages(10).waitTimeSeconds(1)
-                        .messageAttributeNames("All")).messages();
-                if (batch.isEmpty()) {
-                    continue;
-                }
-                List<DeleteMessageBatchRequestEntry> done = new ArrayList<>();
-                for (Message m : batch) {
-                    handle(m);
-                    done.add(DeleteMessageBatchRequestEntry.builder().id("d" + done.size()).receiptHandle(m.receiptHandle()).build());
-                }
-                sqs.deleteMessageBatch(b -> b.queueUrl(jobsUrl).entries(done));
+        while (!stop.get()) {
+            List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(jobsUrl).maxNumberOfMessages(10).waitTimeSeconds(1)
+                    .messageAttributeNames("All")).messages();
+            if (batch.isEmpty()) {
+                continue;
             }
-        } finally {
-            cpuNanos.addAndGet(mx.getCurrentThreadCpuTime() - cpu0);
+            List<DeleteMessageBatchRequestEntry> done = new ArrayList<>();
+            for (Message m : batch) {
+                handle(m);
+                done.add(DeleteMessageBatchRequestEntry.builder().id("d" + done.size()).receiptHandle(m.receiptHandle()).build());
+            }
+            sqs.deleteMessageBatch(b -> b.queueUrl(jobsUrl).entries(done));
         }
     }
 

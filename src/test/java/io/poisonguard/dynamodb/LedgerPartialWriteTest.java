@@ -1,0 +1,127 @@
+package io.poisonguard.dynamodb;
+
+import io.poisonguard.config.Names;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.AttemptEntry;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.testing.Emulators;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.UUID;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 11: a ledger write does not rewrite the whole item. After the create, a write sends only the
+ * attributes that changed since the version it read or wrote (an attempt's entry appended, or the
+ * ending attempt's entry replaced in place), and what is stored is what a full rewrite would have stored.
+ */
+class LedgerPartialWriteTest {
+    static final List<UpdateItemRequest> sent = new CopyOnWriteArrayList<>();
+    static DynamoDbClient dynamo;
+    static Names names;
+
+    @BeforeAll
+    static void table() {
+        Emulators emulators = Emulators.shared();
+        dynamo = DynamoDbClient.builder().endpointOverride(URI.create(emulators.dynamoEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClientBuilder(ApacheHttpClient.builder())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                        if (context.request() instanceof UpdateItemRequest u) {
+                            sent.add(u);
+                        }
+                    }
+                })).build();
+        names = new Names("pw" + UUID.randomUUID().toString().substring(0, 6));
+        new TableBootstrap(dynamo, names).ensureTables();
+    }
+
+    @AfterAll
+    static void close() {
+        dynamo.close();
+    }
+
+    private static String lastUpdate() {
+        return sent.get(sent.size() - 1).updateExpression();
+    }
+
+    @Test
+    void writesAfterTheCreateSendOnlyWhatChangedAndStoreTheSameItem() {
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        // A store with nothing remembered reads what is stored, as another worker would.
+        DynamoLedgerStore reader = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        LedgerRecord started = ledger.write(LedgerRecord.fresh("job-p", "acme", "permit-report", 1, now).withAttempt(1)
+                .moveTo(JobState.ACTIVE, now).withEntry(AttemptEntry.started(1, 1, now, "w1"), 3).withLease("w1", now.plusSeconds(60)));
+        assertTrue(lastUpdate().contains("#tenant"), "the create writes every attribute: " + lastUpdate());
+
+        LedgerRecord failed = ledger.write(started.withFailureCounted(FailureClass.TRANSIENT).moveTo(JobState.RETRY_WAIT, now)
+                .withLease(null, null).withCurrentEntry(started.currentEntry()
+                        .ended(AttemptOutcome.FAILED, FailureClass.TRANSIENT, "java.io.IOException", "timed out", now)
+                        .withRetryDelay(Duration.ofSeconds(2))));
+        String ending = lastUpdate();
+        assertFalse(ending.contains("#tenant") || ending.contains("#firstSeen") || ending.contains("#jobType"),
+                "an ending write leaves unchanged attributes alone: " + ending);
+        assertTrue(ending.contains("#history[0] = :historyLast"), "the ending entry is replaced in place: " + ending);
+        assertTrue(ending.contains("REMOVE") && ending.contains("#leaseOwner"), "the lease is removed: " + ending);
+        assertEquals(failed, reader.find("job-p").orElseThrow());
+
+        // Attempts 2, 3 and 4: the third append trims the history to its limit of 3, a full rewrite of the list.
+        LedgerRecord current = failed;
+        for (int attempt = 2; attempt <= 4; attempt++) {
+            Instant t = now.plusSeconds(attempt);
+            current = ledger.write(current.withAttempt(attempt).moveTo(JobState.ACTIVE, t)
+                    .withEntry(AttemptEntry.started(attempt, 1, t, "w1"), 3).withLease("w1", t.plusSeconds(60)));
+            String start = lastUpdate();
+            if (attempt < 4) {
+                assertTrue(start.contains("list_append(#history, :historyAdded)"), "a starting entry is appended: " + start);
+            } else {
+                assertTrue(start.contains("#history = :history"), "trimming rewrites the list: " + start);
+            }
+            assertEquals(current, reader.find("job-p").orElseThrow());
+        }
+        LedgerRecord done = ledger.write(current.moveTo(JobState.SUCCEEDED, now.plusSeconds(9)).withLease(null, null)
+                .withCurrentEntry(current.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, now.plusSeconds(9)))
+                .withEffects(java.util.Map.of("notice", 4)));
+        assertTrue(lastUpdate().contains("#history[2] = :historyLast"), lastUpdate());
+        assertEquals(done, reader.find("job-p").orElseThrow());
+        assertEquals(List.of(2, 3, 4), done.history().stream().map(AttemptEntry::number).toList());
+    }
+
+    @Test
+    void aWriterThatDidNotSeeTheVersionWritesEverything() {
+        DynamoLedgerStore first = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        DynamoLedgerStore second = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        LedgerRecord started = first.write(LedgerRecord.fresh("job-q", "acme", "permit-report", 1, now).withAttempt(1)
+                .moveTo(JobState.ACTIVE, now).withEntry(AttemptEntry.started(1, 1, now, "w1"), 10).withLease("w1", now.plusSeconds(60)));
+        // The second store never read version 1: it cannot diff, so it sends the whole item under the same condition.
+        LedgerRecord renewed = second.write(started.withLease("w1", now.plusSeconds(90)));
+        assertTrue(lastUpdate().contains("#tenant"), lastUpdate());
+        assertEquals(renewed, first.find("job-q").orElseThrow());
+    }
+}
