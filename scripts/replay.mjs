@@ -1,7 +1,8 @@
 // The guarded replay command: asks the operator API what a replay would do (dry run, the default)
 // and only with --execute does it. A reason is always required.
 //
-//   node scripts/replay.mjs --url URL --reason "why this is safe" --job JOB_ID [--execute]
+//   node scripts/replay.mjs --url URL --reason "why this is safe" --job JOB_ID [--tenant T] [--execute]
+//     (--tenant names whose job it is when two tenants' quarantined jobs share the id)
 //   node scripts/replay.mjs --url URL --reason "..." --failure-class PERMANENT [--tenant T] [--job-type J] [--limit N] [--execute]
 //
 // The token comes from --token or PG_TOKEN (an operator token to execute; a viewer token can dry-run).
@@ -35,7 +36,8 @@ const line = (o) => `${o.jobId.padEnd(24)} ${String(o.outcome).padEnd(30)} ${o.g
 const problem = (r) => `${r.status} ${r.json.title || ''}: ${r.json.detail || JSON.stringify(r.json)}`;
 
 if (opt.job) {
-  const r = await call('POST', `/ops/quarantine/${encodeURIComponent(opt.job)}/replay`, { reason: opt.reason, dryRun: !opt.execute });
+  const scope = opt.tenant ? `?tenant=${encodeURIComponent(opt.tenant)}` : '';
+  const r = await call('POST', `/ops/quarantine/${encodeURIComponent(opt.job)}/replay${scope}`, { reason: opt.reason, dryRun: !opt.execute });
   if (r.status >= 400) fail(problem(r), 1);
   console.log((opt.execute ? '' : 'DRY RUN (add --execute to replay)\n') + line(r.json));
   process.exit(0);

@@ -48,6 +48,10 @@ public final class Preflight {
         if (tenant.isEmpty()) {
             return reject("missing-tenant", "the tenant attribute is required", early);
         }
+        if (!io.poisonguard.ledger.JobKey.validTenant(tenant.get())) {
+            // The value is not quoted: it may be anything a sender put there.
+            return reject("invalid-tenant", "the tenant attribute must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", early);
+        }
         if (m.attribute(WireAttributes.SCHEMA_VERSION).isEmpty()) {
             return reject("missing-schema-version", "the schema-version attribute is required", early);
         }

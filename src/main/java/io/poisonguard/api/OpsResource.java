@@ -4,6 +4,7 @@ import io.poisonguard.audit.AuditAction;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantinePage;
@@ -92,11 +93,34 @@ public class OpsResource {
     public record TenantRequest(String status, Set<String> jobTypes, String reason) {
     }
 
+    /**
+     * The job an operator names: {@code ?tenant=} when given; otherwise the one tenant with a live quarantine
+     * record for the job id. Two tenants' jobs may share an id: then the tenant must be named.
+     */
+    private JobKey keyOf(String jobId, String tenant) {
+        if (tenant != null && !tenant.isEmpty()) {
+            if (!JobKey.validTenant(tenant)) {
+                throw Problem.badRequest("tenant must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+            }
+            return new JobKey(tenant, jobId);
+        }
+        List<JobKey> keys = quarantine.keysOf(jobId, clock.instant());
+        if (keys.size() == 1) {
+            return keys.get(0);
+        }
+        if (keys.isEmpty()) {
+            throw new Problem(404, "Not found", "no live quarantine record for job " + jobId
+                    + " (for a job that was never quarantined, name its tenant with ?tenant=)", jobId);
+        }
+        throw new Problem(409, "Ambiguous job id", "job id " + jobId + " is quarantined for " + keys.size() + " tenants ("
+                + String.join(", ", keys.stream().map(k -> String.valueOf(k.tenant())).toList()) + "); name one with ?tenant=", jobId);
+    }
+
     @GET
     @Path("jobs/{jobId}")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
-    public LedgerRecord job(@PathParam("jobId") String jobId) {
-        return ledger.find(jobId).orElseThrow(() -> new Problem(404, "Not found", "no ledger record for job " + jobId, jobId));
+    public LedgerRecord job(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant) {
+        return ledger.findOwn(keyOf(jobId, tenant)).orElseThrow(() -> new Problem(404, "Not found", "no ledger record for job " + jobId, jobId));
     }
 
     @GET
@@ -122,12 +146,13 @@ public class OpsResource {
     @GET
     @Path("quarantine/{jobId}")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
-    public Map<String, Object> show(@PathParam("jobId") String jobId) {
-        QuarantineRecord record = quarantine.find(jobId)
+    public Map<String, Object> show(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant) {
+        JobKey key = keyOf(jobId, tenant);
+        QuarantineRecord record = quarantine.find(key)
                 .orElseThrow(() -> new Problem(404, "Not found", "no live quarantine record for job " + jobId, jobId));
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("record", record);
-        view.put("ledgerState", ledger.find(jobId).map(r -> r.state().name()).orElse(null));
+        view.put("ledgerState", ledger.findOwn(key).map(r -> r.state().name()).orElse(null));
         view.put("audit", audit.forJob(jobId, 100));
         return view;
     }
@@ -135,29 +160,31 @@ public class OpsResource {
     @GET
     @Path("quarantine/{jobId}/payload")
     @RolesAllowed(Roles.PAYLOAD_READER)
-    public Map<String, Object> payload(@PathParam("jobId") String jobId, @QueryParam("reason") String reason) {
-        ActionOutcome outcome = actions.payload(jobId, actor(), requireReason(reason));
+    public Map<String, Object> payload(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant,
+                                       @QueryParam("reason") String reason) {
+        ActionOutcome outcome = actions.payload(keyOf(jobId, tenant), actor(), requireReason(reason));
         return body(outcome, false);
     }
 
     @POST
     @Path("quarantine/{jobId}/replay")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
-    public Response replay(@PathParam("jobId") String jobId, ReplayRequest request) {
+    public Response replay(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant, ReplayRequest request) {
         ReplayRequest r = request == null ? new ReplayRequest(null, null) : request;
+        JobKey key = keyOf(jobId, tenant);
         if (Boolean.FALSE.equals(r.dryRun())) {
             requireOperator();
-            ActionOutcome outcome = actions.replay(jobId, actor(), requireReason(r.reason()));
+            ActionOutcome outcome = actions.replay(key, actor(), requireReason(r.reason()));
             return Response.status(outcome instanceof ActionOutcome.Replayed ? 202 : 200).entity(body(outcome, false)).build();
         }
-        return Response.ok(body(actions.dryRun(jobId), true)).build();
+        return Response.ok(body(actions.dryRun(key), true)).build();
     }
 
     @POST
     @Path("quarantine/{jobId}/resolve")
     @RolesAllowed(Roles.OPERATOR)
-    public Map<String, Object> resolve(@PathParam("jobId") String jobId, ResolveRequest request) {
-        return body(actions.resolve(jobId, actor(), requireReason(request == null ? null : request.reason())), false);
+    public Map<String, Object> resolve(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant, ResolveRequest request) {
+        return body(actions.resolve(keyOf(jobId, tenant), actor(), requireReason(request == null ? null : request.reason())), false);
     }
 
     @POST

@@ -47,6 +47,20 @@ public interface PoisonGuardConfig {
 
     LedgerGate ledgerGate();
 
+    Ledger ledger();
+
+    /** The ledger's keys. */
+    interface Ledger {
+        /**
+         * For the upgrade from a version whose ledger was keyed by job id alone: every copy also looks for an
+         * item under the bare job id (one more read per message, first deliveries included). This tenant's item
+         * is moved to its tenant-scoped key; another tenant's makes the copy a {@code tenant-mismatch}
+         * quarantine. Turn it off once the old items have expired (the longest retention).
+         */
+        @WithDefault("false")
+        boolean legacyKeys();
+    }
+
     /** The ledger-health gate: consumption pauses while the ledger (DynamoDB) does not answer. */
     interface LedgerGate {
         /** While paused, how often one read probes the ledger. */

@@ -25,8 +25,8 @@ public class DynamoBeans {
 
     @Produces
     @ApplicationScoped
-    LedgerStore ledger(DynamoDbClient dynamo, Names names, Clock clock) {
-        return new DynamoLedgerStore(dynamo, names.ledgerTable(), clock);
+    LedgerStore ledger(DynamoDbClient dynamo, Names names, Clock clock, io.poisonguard.config.PoisonGuardConfig config) {
+        return new DynamoLedgerStore(dynamo, names.ledgerTable(), clock, config.ledger().legacyKeys());
     }
 
     @Produces

@@ -1,6 +1,7 @@
 package io.poisonguard.dynamodb;
 
 import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
@@ -21,7 +22,7 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The ledger in DynamoDB: one item per job id. Each write is a single conditional UpdateItem that
+ * The ledger in DynamoDB: one item per job, keyed by {@link JobKey#storage()} (tenant and job id). Each write is a single conditional UpdateItem that
  * bumps {@code version}; the condition is the version the caller read (or the item's absence, or its
  * expiry, for a new job). A write sends only what changed since that version when this store read or
  * wrote it (an appended history entry by {@code list_append}, the ending attempt's entry by its index),
@@ -44,42 +45,88 @@ public final class DynamoLedgerStore implements LedgerStore {
         }
     };
 
+    private final boolean legacyKeys;
+
     public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock) {
+        this(dynamo, table, clock, false);
+    }
+
+    /** {@code legacyKeys}: whether a miss also looks for an item keyed by the bare job id (written before tenant scoping). */
+    public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock, boolean legacyKeys) {
         this.dynamo = dynamo;
         this.table = table;
         this.clock = clock;
+        this.legacyKeys = legacyKeys;
     }
 
     @Override
-    public Optional<LedgerRecord> find(String jobId) {
-        Map<String, AttributeValue> item = read(jobId);
-        if (item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant())) {
-            return Optional.empty();
+    public Optional<LedgerRecord> find(JobKey key) {
+        Map<String, AttributeValue> item = read(key.storage());
+        if (absent(item)) {
+            return legacy(key);
         }
         LedgerRecord r = decode(item);
-        remember(r.jobId(), r.version(), item);
+        remember(key.storage(), r.version(), item);
         return Optional.of(r);
     }
 
-    private static String imageKey(String jobId, long version) {
-        return version + "@" + jobId;
+    private boolean absent(Map<String, AttributeValue> item) {
+        return item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant());
     }
 
-    private void remember(String jobId, long version, Map<String, AttributeValue> image) {
+    /**
+     * An item written before keys were scoped by tenant is keyed by the bare job id. One of this tenant's is
+     * moved to its scoped key (a conditional put, then the old item goes) and answered; one of another
+     * tenant's is answered as it is, so the intake can refuse the copy as a tenant mismatch.
+     */
+    private Optional<LedgerRecord> legacy(JobKey key) {
+        if (!legacyKeys) {
+            return Optional.empty();
+        }
+        Map<String, AttributeValue> old = read(key.jobId());
+        if (absent(old) || Attrs.str(old, "tenant") == null && key.tenant() != null) {
+            return Optional.empty();
+        }
+        LedgerRecord r = decode(old);
+        if (!key.owns(r)) {
+            return Optional.of(r);
+        }
+        Map<String, AttributeValue> moved = new HashMap<>(old);
+        moved.put(KEY, Attrs.s(key.storage()));
+        try {
+            Unavailability.write("the ledger", () -> dynamo.putItem(b -> b.tableName(table).item(moved)
+                    .conditionExpression("attribute_not_exists(#key)").expressionAttributeNames(Map.of("#key", KEY))));
+            Unavailability.write("the ledger", () -> dynamo.deleteItem(b -> b.tableName(table).key(Map.of(KEY, Attrs.s(key.jobId())))
+                    .conditionExpression("#version = :v").expressionAttributeNames(Map.of("#version", "version"))
+                    .expressionAttributeValues(Map.of(":v", Attrs.n(r.version())))));
+        } catch (ConditionalCheckFailedException raced) {
+            // Another worker moved it (or changed the old item meanwhile): read what the scoped key holds now.
+            Map<String, AttributeValue> now = read(key.storage());
+            return absent(now) ? Optional.empty() : Optional.of(decode(now));
+        }
+        remember(key.storage(), r.version(), moved);
+        return Optional.of(r);
+    }
+
+    private static String imageKey(String storageKey, long version) {
+        return version + "@" + storageKey;
+    }
+
+    private void remember(String storageKey, long version, Map<String, AttributeValue> image) {
         synchronized (known) {
-            known.put(imageKey(jobId, version), image);
+            known.put(imageKey(storageKey, version), image);
         }
     }
 
-    private Map<String, AttributeValue> knownImage(String jobId, long version) {
+    private Map<String, AttributeValue> knownImage(String storageKey, long version) {
         synchronized (known) {
-            return known.remove(imageKey(jobId, version));
+            return known.remove(imageKey(storageKey, version));
         }
     }
 
-    private Map<String, AttributeValue> read(String jobId) {
+    private Map<String, AttributeValue> read(String storageKey) {
         return Unavailability.read("the ledger", () -> dynamo.getItem(GetItemRequest.builder()
-                .tableName(table).key(Map.of(KEY, Attrs.s(jobId))).consistentRead(true).build()).item());
+                .tableName(table).key(Map.of(KEY, Attrs.s(storageKey))).consistentRead(true).build()).item());
     }
 
     @Override
@@ -95,7 +142,8 @@ public final class DynamoLedgerStore implements LedgerStore {
         // its own when its condition fails, instead of being taken for a conflict.
         String token = token(attrs);
         attrs.put(WRITE_TOKEN, Attrs.s(token));
-        Map<String, AttributeValue> base = next.version() == 0 ? null : knownImage(next.jobId(), next.version());
+        String storageKey = JobKey.of(next).storage();
+        Map<String, AttributeValue> base = next.version() == 0 ? null : knownImage(storageKey, next.version());
         for (String name : ALL) {
             AttributeValue v = attrs.get(name);
             AttributeValue was = base == null ? null : base.get(name);
@@ -125,7 +173,7 @@ public final class DynamoLedgerStore implements LedgerStore {
         try {
             Unavailability.write("the ledger", () -> dynamo.updateItem(UpdateItemRequest.builder()
                     .tableName(table)
-                    .key(Map.of(KEY, Attrs.s(next.jobId())))
+                    .key(Map.of(KEY, Attrs.s(storageKey)))
                     .updateExpression(update)
                     .conditionExpression(condition)
                     .expressionAttributeNames(names)
@@ -134,12 +182,12 @@ public final class DynamoLedgerStore implements LedgerStore {
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));
         } catch (ConditionalCheckFailedException e) {
-            Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(next.jobId());
+            Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(storageKey);
             if (stored == null || !token.equals(Attrs.str(stored, WRITE_TOKEN))) {
                 throw new LedgerConflict(next.jobId(), next.version());
             }
         }
-        remember(next.jobId(), newVersion, attrs);
+        remember(storageKey, newVersion, attrs);
         return next.withVersion(newVersion);
     }
 
@@ -225,9 +273,10 @@ public final class DynamoLedgerStore implements LedgerStore {
         }
         String state = Attrs.str(item, "state");
         String qc = Attrs.str(item, "quarantineClass");
+        String tenant = Attrs.str(item, "tenant");
         return new LedgerRecord(
-                Attrs.str(item, KEY),
-                Attrs.str(item, "tenant"),
+                JobKey.jobIdOf(Attrs.str(item, KEY), tenant),
+                tenant,
                 Attrs.str(item, "jobType"),
                 state == null ? null : JobState.valueOf(state),
                 Attrs.integer(item, "generation"),

@@ -1,5 +1,8 @@
 package io.poisonguard.dynamodb;
 
+import io.poisonguard.admission.MessageAttribute;
+import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.vault.KeptPayload;
 import io.poisonguard.vault.PayloadSeal;
 import io.poisonguard.vault.PayloadVault;
@@ -53,13 +56,14 @@ public final class DynamoPayloadVault implements PayloadVault {
 
     @Override
     public void keep(KeptPayload p) {
-        byte[] sealed = seal.seal(p.jobId(), p.body(), p.attributes());
+        // The associated data is the scoped key: an entry moved under another tenant's key does not open.
+        byte[] sealed = seal.seal(p.key().storage(), p.body(), p.attributes());
         int parts = Math.max(1, (sealed.length + CHUNK - 1) / CHUNK);
         String write = UUID.randomUUID().toString();
         for (int i = parts - 1; i >= 0; i--) {
             int from = i * CHUNK;
             Map<String, AttributeValue> item = new HashMap<>();
-            item.put(KEY, Attrs.s(p.jobId()));
+            item.put(KEY, Attrs.s(p.key().storage()));
             item.put(PART, Attrs.n(i));
             item.put("write", Attrs.s(write));
             item.put("data", AttributeValue.fromB(SdkBytes.fromByteArray(java.util.Arrays.copyOfRange(sealed, from,
@@ -76,9 +80,21 @@ public final class DynamoPayloadVault implements PayloadVault {
     }
 
     @Override
-    public Optional<KeptPayload> find(String jobId) {
+    public Optional<KeptPayload> find(JobKey key) {
+        List<Map<String, AttributeValue>> found = query(key.storage());
+        if (found.isEmpty() && key.tenant() != null) {
+            // An entry kept before keys were scoped by tenant: under the bare job id, sealed with it; this tenant's only.
+            return open(key.jobId(), query(key.jobId()), key)
+                    .filter(p -> p.attributes().containsKey(WireAttributes.TENANT)
+                            && key.tenant().equals(p.attributes().get(WireAttributes.TENANT).stringValue()));
+        }
+        return open(key.storage(), found, key);
+    }
+
+    private Optional<KeptPayload> open(String storageKey, List<Map<String, AttributeValue>> found, JobKey key) {
+        String jobId = key.jobId();
         Map<Integer, Map<String, AttributeValue>> items = new TreeMap<>();
-        for (Map<String, AttributeValue> item : query(jobId)) {
+        for (Map<String, AttributeValue> item : found) {
             items.put(Attrs.integer(item, PART), item);
         }
         Map<String, AttributeValue> head = items.get(0);
@@ -104,12 +120,35 @@ public final class DynamoPayloadVault implements PayloadVault {
             throw new VaultUnreadable("vault entry of job " + jobId + " has " + sealed.size() + " bytes where its head says "
                     + Attrs.lng(head, "length", -1));
         }
-        PayloadSeal.Opened opened = seal.open(jobId, sealed.toByteArray());
-        return Optional.of(new KeptPayload(jobId, Attrs.integer(head, "generation"), opened.body(), opened.attributes(), expiresAt));
+        PayloadSeal.Opened opened = seal.open(storageKey, sealed.toByteArray());
+        return Optional.of(new KeptPayload(key, Attrs.integer(head, "generation"), opened.body(), opened.attributes(), expiresAt));
     }
 
     @Override
-    public void discard(String jobId, int below) {
+    public void discard(JobKey key, int below) {
+        discard(key.storage(), below);
+        if (key.tenant() != null) {
+            discard(key.jobId(), below, key.tenant());
+        }
+    }
+
+    private void discard(String jobId, int below) {
+        discard(jobId, below, null);
+    }
+
+    /** Discards the entry under {@code jobId} (a storage key); with {@code tenant}, a bare-id entry only if it is that tenant's. */
+    private void discard(String jobId, int below, String tenant) {
+        if (tenant != null) {
+            try {
+                Optional<KeptPayload> legacy = open(jobId, query(jobId), new JobKey(tenant, jobId));
+                MessageAttribute owner = legacy.map(p -> p.attributes().get(WireAttributes.TENANT)).orElse(null);
+                if (owner == null || !tenant.equals(owner.stringValue())) {
+                    return;
+                }
+            } catch (VaultUnreadable e) {
+                return;
+            }
+        }
         Map<String, AttributeValue> head = Unavailability.read("the payload vault", () -> dynamo.getItem(b -> b.tableName(table)
                 .consistentRead(true).key(Map.of(KEY, Attrs.s(jobId), PART, Attrs.n(0))))).item();
         if (head == null || head.isEmpty()) {

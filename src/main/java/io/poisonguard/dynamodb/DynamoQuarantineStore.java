@@ -2,6 +2,7 @@ package io.poisonguard.dynamodb;
 
 import io.poisonguard.admission.Diagnostics;
 import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.QuarantinePage;
 import io.poisonguard.quarantine.QuarantineQuery;
@@ -29,14 +30,17 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * Quarantine records in DynamoDB, keyed by job id, with GSIs by failure class and by tenant (both
- * sorted by quarantine time) and {@code expiresAt} as the TTL attribute. No payload is stored.
+ * Quarantine records in DynamoDB, keyed by {@link JobKey#storage()} (tenant and job id), with GSIs by
+ * failure class, by tenant and by job id (all sorted by quarantine time) and {@code expiresAt} as the TTL attribute. No payload is stored.
  */
 public final class DynamoQuarantineStore implements QuarantineStore {
     static final String KEY = "jobId";
     static final String TTL = "expiresAt";
     public static final String BY_CLASS = "by-failure-class";
     public static final String BY_TENANT = "by-tenant";
+    public static final String BY_JOB = "by-job-id";
+    /** The bare job id, for the by-job-id index (the key holds the tenant too). */
+    public static final String JOB = "job";
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -64,13 +68,40 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     @Override
-    public Optional<QuarantineRecord> find(String jobId) {
+    public Optional<QuarantineRecord> find(JobKey key) {
+        Optional<QuarantineRecord> scoped = read(key.storage());
+        // A record written before keys were scoped by tenant is keyed by the bare job id: this tenant's only.
+        return scoped.isPresent() ? scoped : read(key.jobId()).filter(r -> key.tenant() != null && key.tenant().equals(r.tenant()));
+    }
+
+    private Optional<QuarantineRecord> read(String storageKey) {
         Map<String, AttributeValue> item = dynamo.getItem(GetItemRequest.builder()
-                .tableName(table).key(Map.of(KEY, Attrs.s(jobId))).consistentRead(true).build()).item();
+                .tableName(table).key(Map.of(KEY, Attrs.s(storageKey))).consistentRead(true).build()).item();
         if (item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant())) {
             return Optional.empty();
         }
         return Optional.of(decode(item));
+    }
+
+    @Override
+    public List<JobKey> keysOf(String jobId, Instant now) {
+        List<JobKey> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_JOB)
+                    .keyConditionExpression("#job = :j")
+                    .filterExpression("attribute_not_exists(expiresAt) OR expiresAt > :now")
+                    .expressionAttributeNames(Map.of("#job", JOB))
+                    .expressionAttributeValues(Map.of(":j", Attrs.s(jobId), ":now", Attrs.epochSeconds(now)))
+                    .exclusiveStartKey(start).build());
+            page.items().forEach(i -> out.add(keyOf(i)));
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null && out.size() < 100);
+        // A record from before scoped keys has no job attribute and is not indexed: found by its bare key.
+        if (out.isEmpty()) {
+            read(jobId).map(r -> JobKey.of(r.tenant(), r.jobId())).ifPresent(out::add);
+        }
+        return out.stream().distinct().toList();
     }
 
     @Override
@@ -173,7 +204,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     @Override
-    public void updateStatus(String jobId, QuarantineStatus status, Optional<ReplayEntry> replay) {
+    public void updateStatus(JobKey key, QuarantineStatus status, Optional<ReplayEntry> replay) {
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":st", Attrs.s(status.name()));
         String update = "SET #status = :st";
@@ -182,31 +213,65 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             values.put(":empty", AttributeValue.fromL(List.of()));
             update += ", replays = list_append(if_not_exists(replays, :empty), :r)";
         }
-        dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(jobId)))
-                .updateExpression(update)
-                .conditionExpression("attribute_exists(jobId)")
-                .expressionAttributeNames(Map.of("#status", "status"))
-                .expressionAttributeValues(values).build());
+        String u = update;
+        updateEither(key, (storageKey, condition) -> {
+            Map<String, AttributeValue> v = new HashMap<>(values);
+            condition.values().forEach(v::put);
+            dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
+                    .updateExpression(u)
+                    .conditionExpression(condition.expression())
+                    .expressionAttributeNames(Map.of("#status", "status"))
+                    .expressionAttributeValues(v).build());
+        });
+    }
+
+    /** A write's condition: the record exists (and, under a bare job id, is this tenant's). */
+    private record Exists(String expression, Map<String, AttributeValue> values) {
+    }
+
+    /** Applies {@code write} to the record under its scoped key, or under the bare job id for a record written before scoping. */
+    private void updateEither(JobKey key, java.util.function.BiConsumer<String, Exists> write) {
+        try {
+            write.accept(key.storage(), new Exists("attribute_exists(jobId)", Map.of()));
+        } catch (ConditionalCheckFailedException notScoped) {
+            if (key.tenant() == null) {
+                throw notScoped;
+            }
+            write.accept(key.jobId(), new Exists("attribute_exists(jobId) AND tenant = :owner", Map.of(":owner", Attrs.s(key.tenant()))));
+        }
     }
 
     @Override
-    public void recordReplayOutcome(String jobId, int generation, QuarantineStatus status, String outcome) {
-        Optional<QuarantineRecord> current = find(jobId);
+    public void recordReplayOutcome(JobKey key, int generation, QuarantineStatus status, String outcome) {
+        Optional<QuarantineRecord> current = find(key);
         if (current.isEmpty()) {
             return;
         }
         List<ReplayEntry> replays = current.get().replays().stream()
                 .map(e -> e.generation() == generation ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), outcome) : e)
                 .toList();
-        dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(jobId)))
-                .updateExpression("SET #status = :st, replays = :r")
-                .expressionAttributeNames(Map.of("#status", "status"))
-                .expressionAttributeValues(Map.of(":st", Attrs.s(status.name()), ":r", replays(replays))).build());
+        updateEither(key, (storageKey, condition) -> {
+            Map<String, AttributeValue> v = new HashMap<>(Map.of(":st", Attrs.s(status.name()), ":r", replays(replays)));
+            condition.values().forEach(v::put);
+            dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
+                    .updateExpression("SET #status = :st, replays = :r")
+                    .conditionExpression(condition.expression())
+                    .expressionAttributeNames(Map.of("#status", "status"))
+                    .expressionAttributeValues(v).build());
+        });
+    }
+
+    /** The job key of a stored item: a key without a tenant part is the key of a copy that named no valid tenant. */
+    private static JobKey keyOf(Map<String, AttributeValue> item) {
+        String storage = Attrs.str(item, KEY);
+        String jobId = JobKey.jobIdOf(storage, Attrs.str(item, "tenant"));
+        return storage.charAt(0) == JobKey.SEPARATOR ? new JobKey(null, jobId) : JobKey.of(Attrs.str(item, "tenant"), jobId);
     }
 
     static Map<String, AttributeValue> encode(QuarantineRecord r) {
         Map<String, AttributeValue> m = new HashMap<>();
-        m.put(KEY, Attrs.s(r.jobId()));
+        m.put(KEY, Attrs.s(JobKey.of(r.tenant(), r.jobId()).storage()));
+        m.put(JOB, Attrs.s(r.jobId()));
         m.put("tenant", Attrs.s(r.tenant() == null ? "unknown" : r.tenant()));
         m.put("jobType", Attrs.s(r.jobType() == null ? "unknown" : r.jobType()));
         m.put("generation", Attrs.n(r.generation()));
@@ -284,7 +349,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         Diagnostics d = new Diagnostics(Attrs.lng(m, "sizeBytes", 0), Attrs.str(m, "charset"), Attrs.str(m, "transferEncoding"),
                 Attrs.integer(m, "tokenEstimate"), Attrs.integer(m, "schemaVersion"), Attrs.integer(m, "attachmentCount"));
         return new QuarantineRecord(
-                Attrs.str(m, KEY),
+                JobKey.jobIdOf(Attrs.str(m, KEY), Attrs.str(m, "tenant")),
                 Attrs.str(m, "tenant"),
                 Attrs.str(m, "jobType"),
                 Attrs.integer(m, "generation"),

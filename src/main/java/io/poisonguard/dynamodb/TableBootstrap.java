@@ -43,8 +43,10 @@ public final class TableBootstrap {
         ttlMissing |= ensure(names.ledgerTable(), List.of(key("jobId", KeyType.HASH)), List.of(attr("jobId", ScalarAttributeType.S)), List.of());
         ttlMissing |= ensure(names.quarantineTable(), List.of(key("jobId", KeyType.HASH)),
                 List.of(attr("jobId", ScalarAttributeType.S), attr("failureClass", ScalarAttributeType.S),
-                        attr("tenant", ScalarAttributeType.S), attr("quarantinedAt", ScalarAttributeType.N)),
-                List.of(index(DynamoQuarantineStore.BY_CLASS, "failureClass"), index(DynamoQuarantineStore.BY_TENANT, "tenant")));
+                        attr("tenant", ScalarAttributeType.S), attr("quarantinedAt", ScalarAttributeType.N),
+                        attr(DynamoQuarantineStore.JOB, ScalarAttributeType.S)),
+                List.of(index(DynamoQuarantineStore.BY_CLASS, "failureClass"), index(DynamoQuarantineStore.BY_TENANT, "tenant"),
+                        index(DynamoQuarantineStore.BY_JOB, DynamoQuarantineStore.JOB)));
         ttlMissing |= ensure(names.payloadsTable(), List.of(key(DynamoPayloadVault.KEY, KeyType.HASH), key(DynamoPayloadVault.PART, KeyType.RANGE)),
                 List.of(attr(DynamoPayloadVault.KEY, ScalarAttributeType.S), attr(DynamoPayloadVault.PART, ScalarAttributeType.N)), List.of());
         ttlMissing |= ensure(names.auditTable(), List.of(key("jobId", KeyType.HASH), key("at", KeyType.RANGE)),

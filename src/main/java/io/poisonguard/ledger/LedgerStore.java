@@ -8,8 +8,18 @@ import java.util.Optional;
  */
 public interface LedgerStore {
 
-    /** A strongly consistent read; a record past its expiry is treated as absent. */
-    Optional<LedgerRecord> find(String jobId);
+    /**
+     * A strongly consistent read; a record past its expiry is treated as absent. A store that still holds
+     * items keyed by job id alone (written before keys were scoped by tenant) may answer with such an item
+     * when it belongs to another tenant: callers that act on the record use {@link #findOwn}, the intake
+     * quarantines the copy as a tenant mismatch.
+     */
+    Optional<LedgerRecord> find(JobKey key);
+
+    /** {@link #find}, keeping only this job's own record. */
+    default Optional<LedgerRecord> findOwn(JobKey key) {
+        return find(key).filter(key::owns);
+    }
 
     /**
      * Writes {@code next} if the stored version still equals {@code next.version()} (or no record

@@ -10,6 +10,7 @@ import io.poisonguard.disposition.Adoption;
 import io.poisonguard.disposition.Decisions;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.ledger.StoreUnavailable;
@@ -167,9 +168,10 @@ public class DeadLetterIntake {
     /** Adopts one orphan; true when its original was replaced by a quarantine copy (or was a leftover and deleted). */
     private boolean adopt(InboundMessage m) {
         String jobId = JobIdentity.of(m).jobId();
+        JobKey key = JobKey.of(m.attribute(WireAttributes.TENANT).orElse(null), jobId);
         int generation = m.attribute(WireAttributes.GENERATION).map(DeadLetterIntake::parseGeneration).orElse(1);
         Instant now = clock.instant();
-        LedgerRecord current = ledger.find(jobId).orElseGet(() -> LedgerRecord.fresh(jobId, m.attribute(WireAttributes.TENANT).orElse(null),
+        LedgerRecord current = ledger.findOwn(key).orElseGet(() -> LedgerRecord.fresh(jobId, key.tenant(),
                 m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
         LedgerRecord parked;
         switch (decisions.adopt(current, generation, m.receiveCount(), now)) {
@@ -196,7 +198,7 @@ public class DeadLetterIntake {
         boolean kept = false;
         if (vault.enabled()) {
             // The original is the payload until the vault holds it; it is deleted only after that.
-            vault.keep(new KeptPayload(jobId, parked.generation(), m.body(), m.attributes(), now.plus(config.retention().quarantine())));
+            vault.keep(new KeptPayload(key, parked.generation(), m.body(), m.attributes(), now.plus(config.retention().quarantine())));
             kept = true;
         }
         DeadLetterCopy copy;

@@ -69,9 +69,9 @@ public class Heartbeat {
         running.remove(r);
     }
 
-    private java.util.Optional<LedgerRecord> findQuietly(String jobId) {
+    private java.util.Optional<LedgerRecord> findQuietly(LedgerRecord r) {
         try {
-            return ledger.find(jobId);
+            return ledger.findOwn(io.poisonguard.ledger.JobKey.of(r));
         } catch (RuntimeException e) {
             return java.util.Optional.empty();
         }
@@ -105,7 +105,7 @@ public class Heartbeat {
                 r.extendedAt(now);
             } catch (LedgerConflict lost) {
                 // An earlier renewal may have landed without an answer: then the record is still ours.
-                java.util.Optional<LedgerRecord> stored = findQuietly(r.record().jobId());
+                java.util.Optional<LedgerRecord> stored = findQuietly(r.record());
                 if (stored.isPresent() && Ownership.stillRunning(stored.get(), r.record(), worker)) {
                     r.record(stored.get());
                 } else {

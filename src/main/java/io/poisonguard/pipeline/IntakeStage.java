@@ -9,6 +9,7 @@ import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.disposition.Decisions;
 import io.poisonguard.disposition.Disposition;
 import io.poisonguard.disposition.Intake;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
@@ -38,6 +39,7 @@ public class IntakeStage {
     private static final Logger LOG = Logger.getLogger(IntakeStage.class);
     /** Lost races on one ledger item before the copy is left to redeliver. */
     private static final int MAX_CONFLICTS = 5;
+    static final String TENANT_MISMATCH = "tenant-mismatch";
 
     private final LedgerStore ledger;
     private final SourceQueue source;
@@ -54,6 +56,7 @@ public class IntakeStage {
     private final SystemicGuard guard;
     private final LedgerGate ledgerGate;
     private final Duration visibility;
+    private final boolean legacyKeys;
 
     public IntakeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Preflight preflight, Decisions decisions, Clock clock,
                        RandomGenerator random, Metrics metrics, @Named("worker-id") String worker, TenantDirectory tenants, IsolationLane lane,
@@ -73,6 +76,7 @@ public class IntakeStage {
         this.outcomes = outcomes;
         this.guard = guard;
         this.visibility = config.consumer().visibilityTimeout();
+        this.legacyKeys = config.ledger().legacyKeys();
     }
 
     /** A copy cleared to run: its started attempt, what pre-flight admitted, and its place in the lane. */
@@ -87,9 +91,12 @@ public class IntakeStage {
     Optional<Ticket> admit(InboundMessage m) {
         metrics.received(Duration.between(m.sentAt(), clock.instant()));
         JobIdentity id = JobIdentity.of(m);
+        // The job is its tenant's: another tenant's job with the same id is another job (a copy without a
+        // valid tenant is refused at admission, in a scope of its own).
+        JobKey key = JobKey.of(m.attribute(WireAttributes.TENANT).orElse(null), id.jobId());
         Verdict verdict = preflight.check(m);
         int generation = m.attribute(WireAttributes.GENERATION).map(IntakeStage::parseGeneration).orElse(1);
-        Optional<String> rejection = switch (verdict) {
+        Optional<String> refusal = switch (verdict) {
             case Verdict.Rejected r -> Optional.of(r.describe());
             // A replayed copy runs only if its tenant is still authorized now (invariant 10).
             case Verdict.Admitted a when generation > 1 -> tenants.refusal(a.tenant(), a.jobType()).map(why -> "tenant-not-authorized: " + why);
@@ -99,9 +106,15 @@ public class IntakeStage {
         // A first delivery of a first generation almost always meets no ledger record: it goes straight to
         // the conditional create (no read). If a record exists after all, the create fails its condition
         // and the next round reads and decides. Any other copy reads first.
-        boolean firstDelivery = m.receiveCount() <= 1 && generation == 1;
+        // While old items keyed by job id alone may exist (ledger.legacy-keys), every copy reads.
+        boolean firstDelivery = m.receiveCount() <= 1 && generation == 1 && !legacyKeys;
         for (int tries = 0; tries < MAX_CONFLICTS; tries++) {
-            Optional<LedgerRecord> seen = tries == 0 && firstDelivery ? Optional.empty() : ledger.find(id.jobId());
+            Optional<LedgerRecord> seen = tries == 0 && firstDelivery ? Optional.empty() : ledger.find(key);
+            // A record of this job id kept for another tenant (an item from before keys were scoped by tenant):
+            // whose job this copy is cannot be told, so it is neither run nor dropped but quarantined.
+            Optional<String> rejection = seen.filter(r -> !key.owns(r)).isPresent()
+                    ? Optional.of(TENANT_MISMATCH + ": the ledger keeps this job id for another tenant") : refusal;
+            seen = seen.filter(key::owns);
             boolean alone = seen.map(r -> decisions.needsIsolation(r, clock.instant())).orElse(false);
             // Wait for the lane at most half the copy's visibility: a suspect stuck behind a hung job must
             // not hold its copy until it reappears elsewhere (nor the poller, paused while it waits).
@@ -119,9 +132,9 @@ public class IntakeStage {
             try {
                 // Read again only if taking the lane waited for other jobs: the record may have changed meanwhile.
                 Instant now = clock.instant();
-                Optional<LedgerRecord> known = slot.waited() ? ledger.find(id.jobId()) : seen;
-                LedgerRecord current = known.orElseGet(() -> LedgerRecord.fresh(id.jobId(),
-                        m.attribute(WireAttributes.TENANT).orElse(null), m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
+                Optional<LedgerRecord> known = slot.waited() ? ledger.findOwn(key) : seen;
+                LedgerRecord current = known.orElseGet(() -> LedgerRecord.fresh(id.jobId(), key.tenant(),
+                        m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
                 if (decisions.needsIsolation(current, now) != alone) {
                     continue;
                 }
@@ -157,7 +170,7 @@ public class IntakeStage {
                         if (verdict instanceof Verdict.Rejected r) {
                             metrics.admissionRejected(r.reason());
                         } else if (rejection.isPresent()) {
-                            metrics.admissionRejected("tenant-not-authorized");
+                            metrics.admissionRejected(rejection.get().startsWith(TENANT_MISMATCH) ? TENANT_MISMATCH : "tenant-not-authorized");
                         }
                         if (decided.disposition() instanceof Disposition.Quarantine) {
                             guard.quarantinedAtIntake(written.jobId());

@@ -5,6 +5,7 @@ import io.poisonguard.disposition.Decisions;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.ledger.StoreUnavailable;
@@ -33,7 +34,7 @@ import java.util.concurrent.locks.ReentrantLock;
 public class LedgerGate {
     private static final Logger LOG = Logger.getLogger(LedgerGate.class);
     /** The key the probe reads: any answer, item or not, proves the table answers. */
-    static final String PROBE_KEY = "poison-guard:ledger-probe";
+    static final JobKey PROBE_KEY = new JobKey(null, "poison-guard:ledger-probe");
     private static final Duration WAIT_STEP = Duration.ofMillis(200);
 
     private final LedgerStore ledger;
@@ -138,7 +139,7 @@ public class LedgerGate {
     private void settle() {
         for (Iterator<LedgerRecord> it = unsettled.iterator(); it.hasNext(); ) {
             LedgerRecord intended = it.next();
-            Optional<LedgerRecord> stored = ledger.find(intended.jobId());
+            Optional<LedgerRecord> stored = ledger.findOwn(JobKey.of(intended));
             boolean landed = stored.map(r -> r.state() == JobState.ACTIVE && r.attempt() == intended.attempt()
                     && worker.equals(r.leaseOwner()) && r.generation() == intended.generation()).orElse(false);
             if (landed) {

@@ -9,6 +9,7 @@ import io.poisonguard.disposition.Disposition;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.LedgerConflict;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.ledger.StoreUnavailable;
@@ -124,7 +125,7 @@ public class OutcomeStage {
             } catch (LedgerConflict conflict) {
                 // A renewal of our own lease may have landed without an answer (the heartbeat's write
                 // during an outage): if the stored record is still this attempt's, write on top of it.
-                LedgerRecord stored = ledger.find(next.jobId()).orElseThrow(() -> conflict);
+                LedgerRecord stored = ledger.findOwn(JobKey.of(next)).orElseThrow(() -> conflict);
                 if (!Ownership.stillRunning(stored, intended, worker) || stored.version() == next.version()) {
                     throw conflict;
                 }
@@ -218,7 +219,7 @@ public class OutcomeStage {
                 source.delete(m);
                 metrics.outcome(Outcome.SUCCEEDED, null);
                 if (written.generation() > 1) {
-                    quarantine.recordReplayOutcome(written.jobId(), written.generation(), QuarantineStatus.REPLAYED, "SUCCEEDED");
+                    quarantine.recordReplayOutcome(JobKey.of(written), written.generation(), QuarantineStatus.REPLAYED, "SUCCEEDED");
                     alerts.replayOutcome(written);
                 }
             }

@@ -5,6 +5,7 @@ import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.admission.WireSize;
 import io.poisonguard.alerts.Alerts;
 import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.observability.Metrics.Outcome;
@@ -63,7 +64,7 @@ public class Quarantiner {
     public void complete(LedgerRecord record, InboundMessage m, Diagnostics diagnostics) {
         Instant now = clock.instant();
         // A replay that failed again keeps the replay history of the generations before it.
-        List<ReplayEntry> earlier = store.find(record.jobId()).map(QuarantineRecord::replays).orElse(List.of()).stream()
+        List<ReplayEntry> earlier = store.find(JobKey.of(record)).map(QuarantineRecord::replays).orElse(List.of()).stream()
                 .map(e -> e.generation() == record.generation() && e.outcome() == null
                         ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + record.quarantineClass())
                         : e)
@@ -73,7 +74,7 @@ public class Quarantiner {
         boolean kept = false;
         if (vault.enabled()) {
             try {
-                vault.keep(new KeptPayload(record.jobId(), record.generation(), m.body(), m.attributes(), now.plus(config.retention().quarantine())));
+                vault.keep(new KeptPayload(JobKey.of(record), record.generation(), m.body(), m.attributes(), now.plus(config.retention().quarantine())));
                 kept = true;
             } catch (RuntimeException e) {
                 source.changeVisibility(m, config.consumer().visibilityTimeout());

@@ -1,6 +1,7 @@
 package io.poisonguard.quarantine;
 
 import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobKey;
 
 import java.time.Instant;
 import java.util.List;
@@ -12,7 +13,10 @@ public interface QuarantineStore {
     /** Stores the record unless one for the same job and generation exists; returns whether it wrote. */
     boolean putIfAbsent(QuarantineRecord record);
 
-    Optional<QuarantineRecord> find(String jobId);
+    Optional<QuarantineRecord> find(JobKey key);
+
+    /** The keys of the live records for {@code jobId}: one per tenant that quarantined a job with this id. */
+    List<JobKey> keysOf(String jobId, Instant now);
 
     /** Live records of one failure class, oldest first, at most {@code limit}. */
     List<QuarantineRecord> byClass(FailureClass failureClass, Instant now, int limit);
@@ -21,8 +25,8 @@ public interface QuarantineStore {
     QuarantinePage list(QuarantineQuery query, Instant now);
 
     /** Moves the record to {@code status}, appending {@code replay} to its replay history when given. */
-    void updateStatus(String jobId, QuarantineStatus status, Optional<ReplayEntry> replay);
+    void updateStatus(JobKey key, QuarantineStatus status, Optional<ReplayEntry> replay);
 
     /** Sets the outcome of the replay of {@code generation} and the record's status. */
-    void recordReplayOutcome(String jobId, int generation, QuarantineStatus status, String outcome);
+    void recordReplayOutcome(JobKey key, int generation, QuarantineStatus status, String outcome);
 }

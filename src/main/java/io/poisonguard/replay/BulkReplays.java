@@ -4,6 +4,7 @@ import io.poisonguard.audit.AuditAction;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
@@ -57,7 +58,7 @@ public class BulkReplays {
 
     /** The dry run: each selected job with what a replay would do to it now. */
     public List<ActionOutcome> plan(BulkRequest request) {
-        return select(request).stream().map(r -> actions.dryRun(r.jobId())).toList();
+        return select(request).stream().map(r -> actions.dryRun(JobKey.of(r.tenant(), r.jobId()))).toList();
     }
 
     public Optional<BulkReplay> find(String id) {
@@ -65,7 +66,8 @@ public class BulkReplays {
     }
 
     public BulkReplay start(BulkRequest request, String actor) {
-        List<String> jobIds = plan(request).stream().filter(o -> o instanceof ActionOutcome.WouldReplay).map(ActionOutcome::jobId).toList();
+        List<JobKey> jobIds = select(request).stream().map(r -> JobKey.of(r.tenant(), r.jobId()))
+                .filter(k -> actions.dryRun(k) instanceof ActionOutcome.WouldReplay).toList();
         String id = UUID.randomUUID().toString();
         Instant now = clock.instant();
         if (jobIds.isEmpty()) {
@@ -74,26 +76,26 @@ public class BulkReplays {
             batches.put(id, none);
             return none;
         }
-        BulkReplay started = new BulkReplay(id, actor, request.reason(), BulkReplay.Status.CANARY_RUNNING, jobIds.get(0), null, List.of(),
+        BulkReplay started = new BulkReplay(id, actor, request.reason(), BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(),
                 now, null, jobIds.size() + " jobs selected");
         batches.put(id, started);
         Thread.ofVirtual().name("bulk-replay-" + id).start(() -> run(started, jobIds));
         return started;
     }
 
-    private void run(BulkReplay batch, List<String> jobIds) {
+    private void run(BulkReplay batch, List<JobKey> jobIds) {
         List<ActionOutcome> outcomes = new ArrayList<>();
-        String canary = jobIds.get(0);
+        JobKey canary = jobIds.get(0);
         ActionOutcome first = actions.replay(canary, batch.actor(), batch.reason() + " [bulk " + batch.id() + ", canary]");
         outcomes.add(first);
         String canaryOutcome = first instanceof ActionOutcome.Replayed r ? awaitOutcome(canary, r.generation()) : "NOT_REPLAYED: " + first;
         if (!canaryOutcome.equals("SUCCEEDED")) {
             finish(batch, BulkReplay.Status.CANARY_FAILED, canaryOutcome, outcomes,
-                    "the canary " + canary + " did not succeed (" + canaryOutcome + "); the other " + (jobIds.size() - 1) + " jobs stay quarantined");
+                    "the canary " + canary.jobId() + " did not succeed (" + canaryOutcome + "); the other " + (jobIds.size() - 1) + " jobs stay quarantined");
             return;
         }
         batches.put(batch.id(), copy(batch, BulkReplay.Status.WIDENING, canaryOutcome, outcomes, null, batch.detail()));
-        for (String jobId : jobIds.subList(1, jobIds.size())) {
+        for (JobKey jobId : jobIds.subList(1, jobIds.size())) {
             outcomes.add(actions.replay(jobId, batch.actor(), batch.reason() + " [bulk " + batch.id() + "]"));
             batches.put(batch.id(), copy(batch, BulkReplay.Status.WIDENING, canaryOutcome, List.copyOf(outcomes), null, batch.detail()));
         }
@@ -102,10 +104,10 @@ public class BulkReplays {
     }
 
     /** Waits for the canary's new generation to end: SUCCEEDED, or anything that is not a success. */
-    private String awaitOutcome(String jobId, int generation) {
+    private String awaitOutcome(JobKey jobId, int generation) {
         Instant deadline = clock.instant().plus(settings.canaryTimeout());
         while (clock.instant().isBefore(deadline)) {
-            Optional<LedgerRecord> r = ledger.find(jobId);
+            Optional<LedgerRecord> r = ledger.findOwn(jobId);
             if (r.isPresent() && r.get().generation() == generation) {
                 JobState s = r.get().state();
                 if (s == JobState.SUCCEEDED) {

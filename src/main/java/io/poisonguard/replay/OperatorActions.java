@@ -6,6 +6,7 @@ import io.poisonguard.audit.AuditAction;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
@@ -75,17 +76,19 @@ public class OperatorActions {
         this.quarantineRetention = config.retention().quarantine();
     }
 
-    /** What a replay of {@code jobId} would do now, changing nothing. */
-    public ActionOutcome dryRun(String jobId) {
-        Optional<LedgerRecord> current = ledger.find(jobId);
-        return guard(jobId, current).orElseGet(() ->
+    /** What a replay of the job would do now, changing nothing. */
+    public ActionOutcome dryRun(JobKey key) {
+        String jobId = key.jobId();
+        Optional<LedgerRecord> current = ledger.findOwn(key);
+        return guard(key, current).orElseGet(() ->
                 new ActionOutcome.WouldReplay(jobId, current.get().generation() + 1, current.get().attempt() + 1));
     }
 
-    public ActionOutcome replay(String jobId, String actor, String reason) {
+    public ActionOutcome replay(JobKey key, String actor, String reason) {
+        String jobId = key.jobId();
         Instant now = clock.instant();
-        Optional<LedgerRecord> current = ledger.find(jobId);
-        Optional<ActionOutcome> refused = guard(jobId, current);
+        Optional<LedgerRecord> current = ledger.findOwn(key);
+        Optional<ActionOutcome> refused = guard(key, current);
         if (refused.isPresent()) {
             if (refused.get() instanceof ActionOutcome.Unrecoverable u) {
                 markUnrecoverable(current.get(), now);
@@ -105,13 +108,13 @@ public class OperatorActions {
             return conflict(jobId, actor, reason, quarantined);
         }
         int attempt = replaying.attempt() + 1;
-        Kept kept = kept(jobId);
+        Kept kept = kept(key);
         if (kept.payload().isPresent()) {
             return send(replaying, quarantined, kept.payload().get(), actor, reason, now);
         }
-        ArchiveScan scan = archive.find(jobId);
+        ArchiveScan scan = archive.find(key);
         List<ArchivedMessage> copies = scan.copies();
-        Optional<Instant> quarantinedAt = quarantine.find(jobId).map(QuarantineRecord::quarantinedAt);
+        Optional<Instant> quarantinedAt = quarantine.find(key).map(QuarantineRecord::quarantinedAt);
         if (copies.isEmpty() && quarantinedAt.isPresent() && quarantinedAt.get().plus(settleTime).isAfter(now)) {
             // The quarantine may still be sending its dead-letter copy: not a loss, just early.
             ledger.write(quarantined.withVersion(replaying.version()));
@@ -146,7 +149,7 @@ public class OperatorActions {
             // Keep the generation the job was quarantined at: a copy of it that shows up later is then
             // forwarded to the DLQ as a copy of a parked job, never dropped as stale.
             ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
-            quarantine.updateStatus(jobId, QuarantineStatus.UNRECOVERABLE, Optional.empty());
+            quarantine.updateStatus(key, QuarantineStatus.UNRECOVERABLE, Optional.empty());
             ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
                     "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
             record(AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);
@@ -163,7 +166,8 @@ public class OperatorActions {
      */
     private ActionOutcome reissue(LedgerRecord stuck, String actor, String reason, Instant now) {
         String jobId = stuck.jobId();
-        Optional<KeptPayload> inVault = kept(jobId).payload();
+        JobKey key = JobKey.of(stuck);
+        Optional<KeptPayload> inVault = kept(key).payload();
         if (inVault.isPresent()) {
             // Still in the vault: the earlier run did not finish its send (or died before discarding it).
             // The next generation goes out; the earlier copy, if it was sent, is dropped as stale.
@@ -175,7 +179,7 @@ public class OperatorActions {
             }
             return send(replaying, stuck, inVault.get(), actor, reason, now);
         }
-        List<ArchivedMessage> copies = archive.take(jobId);
+        List<ArchivedMessage> copies = archive.take(key);
         if (copies.isEmpty()) {
             ActionOutcome onItsWay = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "job " + jobId
                     + " has no dead-letter copy left: its replayed copy is on the main queue; wait for a worker to take it");
@@ -202,10 +206,11 @@ public class OperatorActions {
     private ActionOutcome send(LedgerRecord replaying, LedgerRecord before, List<ArchivedMessage> copies, String actor, String reason,
                                Instant now) {
         String jobId = replaying.jobId();
+        JobKey key = JobKey.of(replaying);
         int attempt = replaying.attempt() + 1;
         ArchivedMessage payload = copies.get(0);
         // The record says REPLAYING before the copy goes out, so a worker that finishes it first is not overwritten.
-        quarantine.updateStatus(jobId, QuarantineStatus.REPLAYING,
+        quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
                 Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
         try {
             pacer.acquire();
@@ -216,7 +221,7 @@ public class OperatorActions {
             }
             archive.release(copies);
             ledger.write(before.withVersion(replaying.version()));
-            quarantine.recordReplayOutcome(jobId, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
+            quarantine.recordReplayOutcome(key, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
             ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
                     "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
             record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
@@ -236,8 +241,9 @@ public class OperatorActions {
      */
     private ActionOutcome send(LedgerRecord replaying, LedgerRecord before, KeptPayload payload, String actor, String reason, Instant now) {
         String jobId = replaying.jobId();
+        JobKey key = JobKey.of(replaying);
         int attempt = replaying.attempt() + 1;
-        quarantine.updateStatus(jobId, QuarantineStatus.REPLAYING,
+        quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
                 Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
         try {
             pacer.acquire();
@@ -247,13 +253,13 @@ public class OperatorActions {
                 Thread.currentThread().interrupt();
             }
             ledger.write(before.withVersion(replaying.version()));
-            quarantine.recordReplayOutcome(jobId, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
+            quarantine.recordReplayOutcome(key, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
             ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
                     "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
             record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
             return failed;
         }
-        forget(jobId, replaying.generation());
+        forget(key, replaying.generation());
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
         record(AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(), attempt);
@@ -265,13 +271,14 @@ public class OperatorActions {
      * the DLQ copies of the generations before it go. Only those: the replayed copy may already have run,
      * failed and been quarantined again, and its new vault entry and DLQ copy must stay.
      */
-    private int forget(String jobId, int below) {
+    private int forget(JobKey key, int below) {
+        String jobId = key.jobId();
         int deleted = 0;
         try {
             // A copy held by another reader (a dead-letter sweep, another action) is invisible to one scan:
             // look again, a few times, while some messages are hidden.
             for (int pass = 0; pass < FORGET_PASSES; pass++) {
-                List<ArchivedMessage> copies = archive.take(jobId);
+                List<ArchivedMessage> copies = archive.take(key);
                 List<ArchivedMessage> older = copies.stream().filter(c -> generationOf(c) < below).toList();
                 archive.release(copies.stream().filter(c -> generationOf(c) >= below).toList());
                 archive.delete(older);
@@ -281,7 +288,7 @@ public class OperatorActions {
                 }
                 Thread.sleep(FORGET_PAUSE.toMillis());
             }
-            vault.discard(jobId, below);
+            vault.discard(key, below);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
@@ -305,17 +312,18 @@ public class OperatorActions {
     private record Kept(Optional<KeptPayload> payload, String unreadable) {
     }
 
-    private Kept kept(String jobId) {
+    private Kept kept(JobKey key) {
         try {
-            return new Kept(vault.find(jobId), null);
+            return new Kept(vault.find(key), null);
         } catch (VaultUnreadable e) {
             return new Kept(Optional.empty(), e.getMessage() + "; nothing changed");
         }
     }
 
     /** Discards a quarantined job for good: it must not run again, and its dead-letter copies go. */
-    public ActionOutcome resolve(String jobId, String actor, String reason) {
-        Optional<LedgerRecord> current = ledger.find(jobId);
+    public ActionOutcome resolve(JobKey key, String actor, String reason) {
+        String jobId = key.jobId();
+        Optional<LedgerRecord> current = ledger.findOwn(key);
         ActionOutcome outcome;
         if (current.isEmpty()) {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId);
@@ -325,8 +333,8 @@ public class OperatorActions {
         } else {
             try {
                 ledger.write(current.get().moveTo(JobState.RESOLVED, clock.instant()));
-                int discarded = forget(jobId, Integer.MAX_VALUE);
-                quarantine.updateStatus(jobId, QuarantineStatus.RESOLVED, Optional.empty());
+                int discarded = forget(key, Integer.MAX_VALUE);
+                quarantine.updateStatus(key, QuarantineStatus.RESOLVED, Optional.empty());
                 outcome = new ActionOutcome.Resolved(jobId, discarded);
             } catch (LedgerConflict lost) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
@@ -338,17 +346,18 @@ public class OperatorActions {
     }
 
     /** The secure path: the payload of a quarantined job, read from the vault (or its dead-letter copy) and audited. */
-    public ActionOutcome payload(String jobId, String actor, String reason) {
-        Optional<LedgerRecord> current = ledger.find(jobId);
+    public ActionOutcome payload(JobKey key, String actor, String reason) {
+        String jobId = key.jobId();
+        Optional<LedgerRecord> current = ledger.findOwn(key);
         ActionOutcome outcome;
         if (current.isEmpty()) {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId);
         } else {
-            Kept kept = kept(jobId);
+            Kept kept = kept(key);
             if (kept.payload().isPresent()) {
                 outcome = new ActionOutcome.Payload(jobId, kept.payload().get().body(), kept.payload().get().attributes());
             } else {
-                ArchiveScan scan = archive.find(jobId);
+                ArchiveScan scan = archive.find(key);
                 List<ArchivedMessage> copies = scan.copies();
                 if (copies.isEmpty() && kept.unreadable() != null) {
                     outcome = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
@@ -372,8 +381,9 @@ public class OperatorActions {
                 + " was found, but the dead-letter queue is deeper than one scan reads; nothing changed, try again later");
     }
 
-    private Optional<ActionOutcome> guard(String jobId, Optional<LedgerRecord> current) {
-        Optional<QuarantineRecord> record = quarantine.find(jobId);
+    private Optional<ActionOutcome> guard(JobKey key, Optional<LedgerRecord> current) {
+        String jobId = key.jobId();
+        Optional<QuarantineRecord> record = quarantine.find(key);
         Optional<String> tenantRefusal = current.flatMap(l -> tenants.refusal(l.tenant(), l.jobType()));
         return ReplayGuard.check(jobId, current, record, tenantRefusal, clock.instant(), settleTime, quarantineRetention);
     }

@@ -1,5 +1,7 @@
 package io.poisonguard.replay;
 
+import io.poisonguard.ledger.JobKey;
+
 import java.util.List;
 
 /**
@@ -8,14 +10,14 @@ import java.util.List;
  */
 public interface PayloadArchive {
     /**
-     * The dead-letter copies of {@code jobId} a scan found, hidden from other readers until released or
+     * The dead-letter copies of the job (its tenant and job id) a scan found, hidden from other readers until released or
      * deleted, and whether the scan looked at every message (a deep queue stops it at its bound).
      */
-    ArchiveScan find(String jobId);
+    ArchiveScan find(JobKey key);
 
     /** The copies {@link #find} finds, however complete its scan. */
-    default List<ArchivedMessage> take(String jobId) {
-        return find(jobId).copies();
+    default List<ArchivedMessage> take(JobKey key) {
+        return find(key).copies();
     }
 
     void delete(List<ArchivedMessage> copies);

@@ -2,6 +2,7 @@ package io.poisonguard.sqs;
 
 import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.replay.ArchiveScan;
 import io.poisonguard.replay.ArchivedMessage;
 import io.poisonguard.replay.PayloadArchive;
@@ -50,20 +51,20 @@ public class SqsPayloadArchive implements PayloadArchive {
 
     /** One scan at a time per process: two concurrent scans would hide each other's messages. */
     @Override
-    public ArchiveScan find(String jobId) {
+    public ArchiveScan find(JobKey key) {
         scan.lock();
         try {
-            ArchiveScan quick = scan(jobId, 0, QUICK_EMPTY_RECEIVES);
+            ArchiveScan quick = scan(key, 0, QUICK_EMPTY_RECEIVES);
             // Short polls sample only some SQS servers; before answering "none", look again with a long
             // poll, which asks them all. Only the not-found case pays for it.
-            return quick.copies().isEmpty() ? scan(jobId, 1, 1) : quick;
+            return quick.copies().isEmpty() ? scan(key, 1, 1) : quick;
         } finally {
             scan.unlock();
         }
     }
 
     /** Complete when the queue ran dry or came round again; partial when it stopped at {@link #MAX_ROUNDS}. */
-    private ArchiveScan scan(String jobId, int waitSeconds, int emptiesToStop) {
+    private ArchiveScan scan(JobKey key, int waitSeconds, int emptiesToStop) {
         String url = urls.deadLetter();
         List<ArchivedMessage> found = new ArrayList<>();
         List<Message> others = new ArrayList<>();
@@ -83,7 +84,9 @@ public class SqsPayloadArchive implements PayloadArchive {
                 for (Message m : batch) {
                     wrapped |= !seen.add(m.messageId());
                     InboundMessage domain = SqsJobQueue.toDomain(m, Instant.EPOCH);
-                    if (domain.attribute(WireAttributes.JOB_ID).filter(jobId::equals).isPresent()) {
+                    // Another tenant's job with the same id is not this job: its copy is never taken for this one's.
+                    if (domain.attribute(WireAttributes.JOB_ID).filter(key.jobId()::equals).isPresent()
+                            && JobKey.of(domain.attribute(WireAttributes.TENANT).orElse(null), key.jobId()).equals(key)) {
                         found.add(new ArchivedMessage(m.messageId(), m.receiptHandle(), m.body(), domain.attributes()));
                     } else {
                         others.add(m);

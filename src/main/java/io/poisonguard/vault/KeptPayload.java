@@ -1,5 +1,6 @@
 package io.poisonguard.vault;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.admission.MessageAttribute;
 
 import java.time.Instant;
@@ -10,14 +11,18 @@ import java.util.Map;
  * that was quarantined (the job's own, without what quarantine adds), the generation it was quarantined
  * at, and when it may be forgotten (the quarantine record's expiry).
  */
-public record KeptPayload(String jobId, int generation, String body, Map<String, MessageAttribute> attributes, Instant expiresAt) {
+public record KeptPayload(JobKey key, int generation, String body, Map<String, MessageAttribute> attributes, Instant expiresAt) {
     public KeptPayload {
         attributes = Map.copyOf(attributes);
+    }
+
+    public String jobId() {
+        return key.jobId();
     }
 
     @Override
     public String toString() {
         // Never the body: payloads do not reach logs.
-        return "KeptPayload[jobId=" + jobId + ", generation=" + generation + ", body=<" + body.length() + " chars>, expiresAt=" + expiresAt + "]";
+        return "KeptPayload[key=" + key + ", generation=" + generation + ", body=<" + body.length() + " chars>, expiresAt=" + expiresAt + "]";
     }
 }

@@ -1,9 +1,10 @@
 package io.poisonguard.vault;
 
+import io.poisonguard.ledger.JobKey;
 import java.util.Optional;
 
 /**
- * Quarantined payloads kept by job id, sealed (encrypted and authenticated) at rest, for as long as the
+ * Quarantined payloads kept by job (tenant and job id), sealed (encrypted and authenticated) at rest, for as long as the
  * quarantine record lives. SQS cannot find a message by attribute, so a DLQ-only archive must scan; the
  * vault answers in one keyed read, so "no payload" from it is an answer, not the end of a bounded scan.
  * Only the audited operator actions read it.
@@ -21,14 +22,14 @@ public interface PayloadVault {
      * @throws VaultUnreadable when an entry exists but cannot be opened (incomplete, or sealed with a key
      *                         this service does not hold): the payload may exist, so its absence is not proven
      */
-    Optional<KeptPayload> find(String jobId);
+    Optional<KeptPayload> find(JobKey key);
 
     /**
      * Forgets the job's payload if it was kept at a generation below {@code below} (after a replay sent it
      * on as generation {@code below}; a resolve passes {@link Integer#MAX_VALUE}). An entry a later
      * quarantine kept meanwhile stays. Idempotent.
      */
-    void discard(String jobId, int below);
+    void discard(JobKey key, int below);
 
     /** The vault of a deployment that switched it off. */
     PayloadVault DISABLED = new PayloadVault() {
@@ -42,12 +43,12 @@ public interface PayloadVault {
         }
 
         @Override
-        public Optional<KeptPayload> find(String jobId) {
+        public Optional<KeptPayload> find(JobKey key) {
             return Optional.empty();
         }
 
         @Override
-        public void discard(String jobId, int below) {
+        public void discard(JobKey key, int below) {
         }
     };
 }

@@ -1,5 +1,6 @@
 package io.poisonguard.chaos;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.config.Names;
 import io.poisonguard.dynamodb.DynamoLedgerStore;
 import io.poisonguard.ledger.AttemptEntry;
@@ -418,7 +419,7 @@ public final class ChaosReport {
         for (String id : shown) {
             b.append("  ").append(id).append(": ");
             try {
-                LedgerRecord r = store.find(id).orElse(null);
+                LedgerRecord r = store.find(new JobKey(o.settings().tenant(), id)).orElse(null);
                 if (r == null) {
                     b.append("no ledger item\n");
                 } else {

@@ -1,5 +1,6 @@
 package io.poisonguard.chaos;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.config.Names;
 import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
@@ -332,7 +333,7 @@ public final class ChaosRun {
     private int failuresRecorded(Job j) {
         String cls = j.kind() == JobKind.TRANSIENT ? "TRANSIENT" : "THROTTLED";
         Map<String, AttributeValue> item = budgetReader.getItem(b -> b.tableName(names.ledgerTable())
-                .key(Map.of("jobId", AttributeValue.fromS(j.id()))).projectionExpression("failures")).item();
+                .key(Map.of("jobId", AttributeValue.fromS(new JobKey(s.tenant(), j.id()).storage()))).projectionExpression("failures")).item();
         if (item == null || !item.containsKey("failures") || !item.get("failures").hasM()) {
             return 0;
         }

@@ -1,5 +1,6 @@
 package io.poisonguard.crash;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.config.Names;
 import io.poisonguard.dynamodb.DynamoQuarantineStore;
 import io.poisonguard.failure.FailureClass;
@@ -168,11 +169,11 @@ class CrashAttributionIT {
                         w.start();
                     }
                 }
-                return terminal(names, all) == all.size() && CULPRITS.stream().allMatch(id -> quarantine.find(id).isPresent());
+                return terminal(names, all) == all.size() && CULPRITS.stream().allMatch(id -> quarantine.find(new JobKey("tenant-c", id)).isPresent());
             });
-            Instant culpritsOut = CULPRITS.stream().map(id -> quarantine.find(id).map(QuarantineRecord::quarantinedAt).orElseThrow())
+            Instant culpritsOut = CULPRITS.stream().map(id -> quarantine.find(new JobKey("tenant-c", id)).map(QuarantineRecord::quarantinedAt).orElseThrow())
                     .max(Instant::compareTo).orElseThrow();
-            int culpritsCrash = (int) CULPRITS.stream().filter(id -> quarantine.find(id).map(q -> q.failureClass() == FailureClass.CRASH)
+            int culpritsCrash = (int) CULPRITS.stream().filter(id -> quarantine.find(new JobKey("tenant-c", id)).map(q -> q.failureClass() == FailureClass.CRASH)
                     .orElse(false)).count();
 
             List<String> after = ids("after", AFTER);

@@ -1,5 +1,6 @@
 package io.poisonguard.crash;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.config.Names;
 import io.poisonguard.dynamodb.DynamoLedgerStore;
 import io.poisonguard.dynamodb.DynamoQuarantineStore;
@@ -137,7 +138,7 @@ class CrashSurvivalIT {
         service.stop();
         assertTrue(service.exitCode() != 137, "SIGTERM: an orderly exit, not a kill (exit " + service.exitCode() + ")");
         assertEquals(JobState.SUCCEEDED, state("finish-me"), "the running job finished inside the shutdown grace");
-        assertEquals(1, ledger.find("finish-me").orElseThrow().attempt());
+        assertEquals(1, ledger.find(new JobKey("tenant-x", "finish-me")).orElseThrow().attempt());
         await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0);
         assertEquals(1, queues.drain(names.noticesQueue()).size(), "its notice was sent once");
     }
@@ -157,7 +158,7 @@ class CrashSurvivalIT {
             await().atMost(Duration.ofSeconds(60)).until(() -> attemptRunning("long-1", attempt));
             service.stop();
             assertTrue(service.exitCode() != 137, "SIGTERM: an orderly exit (exit " + service.exitCode() + ")");
-            LedgerRecord r = ledger.find("long-1").orElseThrow();
+            LedgerRecord r = ledger.find(new JobKey("tenant-x", "long-1")).orElseThrow();
             assertEquals(AttemptOutcome.ABANDONED, r.currentEntry().outcome(), "deploy " + deploy + ": the attempt was given back: " + r.history());
             assertTrue(r.failures().isEmpty(), "deploy " + deploy + ": a shutdown is not the job's fault: " + r.failures());
             assertEquals(null, r.leaseOwner(), "no lease left for an attempt nobody runs");
@@ -170,7 +171,7 @@ class CrashSurvivalIT {
         service = new ServiceProcess(names.prefix() + "-fixed", emulators, overrides, logs);
         service.start();
         await().atMost(Duration.ofSeconds(60)).until(() -> state("long-1") == JobState.SUCCEEDED);
-        LedgerRecord done = ledger.find("long-1").orElseThrow();
+        LedgerRecord done = ledger.find(new JobKey("tenant-x", "long-1")).orElseThrow();
         assertTrue(done.failures().isEmpty(), "nothing was charged: " + done.failures());
         assertEquals(4, done.history().stream().filter(e -> e.outcome() == AttemptOutcome.ABANDONED).count(), done.history().toString());
         assertEquals(1, queues.drain(names.noticesQueue()).size(), "one notice");
@@ -193,13 +194,13 @@ class CrashSurvivalIT {
         assertEquals(3, deaths, "the CRASH limit (3) bounds the worker deaths");
         await().atMost(Duration.ofSeconds(90)).until(() -> healthy.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
 
-        LedgerRecord crash = ledger.find("crash-me").orElseThrow();
+        LedgerRecord crash = ledger.find(new JobKey("tenant-x", "crash-me")).orElseThrow();
         assertEquals(FailureClass.CRASH, crash.quarantineClass());
         assertEquals(3, crash.attempt(), "three attempts started, each written before the handler ran");
         assertEquals(3, crash.failuresOf(FailureClass.CRASH));
         List<AttemptEntry> crashed = crash.history().stream().filter(e -> e.outcome() == AttemptOutcome.CRASHED).toList();
         assertEquals(3, crashed.size(), "each killed attempt is recorded as CRASHED: " + crash.history());
-        QuarantineRecord q = quarantine.find("crash-me").orElseThrow();
+        QuarantineRecord q = quarantine.find(new JobKey("tenant-x", "crash-me")).orElseThrow();
         assertEquals(FailureClass.CRASH, q.failureClass());
 
         List<Message> dead = queues.drain(names.deadLetterQueue());
@@ -214,10 +215,10 @@ class CrashSurvivalIT {
     }
 
     private boolean attemptRunning(String jobId, int attempt) {
-        return ledger.find(jobId).map(r -> r.state() == JobState.ACTIVE && r.attempt() == attempt).orElse(false);
+        return ledger.find(new JobKey("tenant-x", jobId)).map(r -> r.state() == JobState.ACTIVE && r.attempt() == attempt).orElse(false);
     }
 
     private JobState state(String jobId) {
-        return ledger.find(jobId).map(LedgerRecord::state).orElse(null);
+        return ledger.find(new JobKey("tenant-x", jobId)).map(LedgerRecord::state).orElse(null);
     }
 }

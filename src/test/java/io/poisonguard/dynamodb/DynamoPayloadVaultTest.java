@@ -1,5 +1,6 @@
 package io.poisonguard.dynamodb;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.admission.MessageAttribute;
 import io.poisonguard.config.Names;
 import io.poisonguard.testing.EmulatorClients;
@@ -48,7 +49,7 @@ class DynamoPayloadVaultTest {
     }
 
     private static KeptPayload payload(String jobId, String body, Instant expiresAt) {
-        return new KeptPayload(jobId, 1, body, Map.of("job-id", MessageAttribute.string(jobId)), expiresAt);
+        return new KeptPayload(new JobKey("acme", jobId), 1, body, Map.of("job-id", MessageAttribute.string(jobId)), expiresAt);
     }
 
     @Test
@@ -58,9 +59,9 @@ class DynamoPayloadVaultTest {
         String body = Base64.getEncoder().encodeToString(noise); // 1,040,000 characters, incompressible
         vault.keep(payload("big-1", body, Instant.now().plusSeconds(3600)));
         List<Map<String, AttributeValue>> parts = dynamo.query(b -> b.tableName(names.payloadsTable())
-                .keyConditionExpression("jobId = :j").expressionAttributeValues(Map.of(":j", AttributeValue.fromS("big-1")))).items();
+                .keyConditionExpression("jobId = :j").expressionAttributeValues(Map.of(":j", AttributeValue.fromS("acme/big-1")))).items();
         assertTrue(parts.size() >= 3, "spread over several items: " + parts.size());
-        assertEquals(body, vault.find("big-1").orElseThrow().body());
+        assertEquals(body, vault.find(new JobKey("acme", "big-1")).orElseThrow().body());
     }
 
     @Test
@@ -68,26 +69,26 @@ class DynamoPayloadVaultTest {
         byte[] noise = new byte[600_000];
         new SecureRandom().nextBytes(noise);
         vault.keep(payload("torn-1", Base64.getEncoder().encodeToString(noise), Instant.now().plusSeconds(3600)));
-        dynamo.deleteItem(b -> b.tableName(names.payloadsTable()).key(Map.of("jobId", AttributeValue.fromS("torn-1"),
+        dynamo.deleteItem(b -> b.tableName(names.payloadsTable()).key(Map.of("jobId", AttributeValue.fromS("acme/torn-1"),
                 "part", AttributeValue.fromN("1"))));
-        assertThrows(VaultUnreadable.class, () -> vault.find("torn-1"), "an entry with a part missing proves nothing either way");
-        vault.discard("torn-1", Integer.MAX_VALUE);
-        assertTrue(vault.find("torn-1").isEmpty());
-        vault.discard("torn-1", Integer.MAX_VALUE);
+        assertThrows(VaultUnreadable.class, () -> vault.find(new JobKey("acme", "torn-1")), "an entry with a part missing proves nothing either way");
+        vault.discard(new JobKey("acme", "torn-1"), Integer.MAX_VALUE);
+        assertTrue(vault.find(new JobKey("acme", "torn-1")).isEmpty());
+        vault.discard(new JobKey("acme", "torn-1"), Integer.MAX_VALUE);
     }
 
     @Test
     void anExpiredEntryIsGoneEvenBeforeDynamoDbDeletesIt() {
         vault.keep(payload("old-1", "{}", Instant.now().minusSeconds(1)));
-        assertTrue(vault.find("old-1").isEmpty());
-        assertTrue(vault.find("never-kept").isEmpty());
+        assertTrue(vault.find(new JobKey("acme", "old-1")).isEmpty());
+        assertTrue(vault.find(new JobKey("acme", "never-kept")).isEmpty());
     }
 
     @Test
     void keepingAgainReplacesTheEntry() {
         vault.keep(payload("again-1", "first", Instant.now().plusSeconds(3600)));
-        vault.keep(new KeptPayload("again-1", 2, "second", Map.of(), Instant.now().plusSeconds(3600)));
-        KeptPayload p = vault.find("again-1").orElseThrow();
+        vault.keep(new KeptPayload(new JobKey("acme", "again-1"), 2, "second", Map.of(), Instant.now().plusSeconds(3600)));
+        KeptPayload p = vault.find(new JobKey("acme", "again-1")).orElseThrow();
         assertEquals("second", p.body());
         assertEquals(2, p.generation());
     }
@@ -95,10 +96,10 @@ class DynamoPayloadVaultTest {
     @Test
     void discardAfterAReplayKeepsAnEntryALaterQuarantineWroteMeanwhile() {
         // A replay sent generation 2; its copy ran, failed and was quarantined again before the replay cleaned up.
-        vault.keep(new KeptPayload("race-1", 2, "generation two", Map.of(), Instant.now().plusSeconds(3600)));
-        vault.discard("race-1", 2);
-        assertEquals("generation two", vault.find("race-1").orElseThrow().body(), "the newer entry stays");
-        vault.discard("race-1", 3);
-        assertTrue(vault.find("race-1").isEmpty());
+        vault.keep(new KeptPayload(new JobKey("acme", "race-1"), 2, "generation two", Map.of(), Instant.now().plusSeconds(3600)));
+        vault.discard(new JobKey("acme", "race-1"), 2);
+        assertEquals("generation two", vault.find(new JobKey("acme", "race-1")).orElseThrow().body(), "the newer entry stays");
+        vault.discard(new JobKey("acme", "race-1"), 3);
+        assertTrue(vault.find(new JobKey("acme", "race-1")).isEmpty());
     }
 }

@@ -1,5 +1,6 @@
 package io.poisonguard.dynamodb;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.config.Names;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.AttemptEntry;
@@ -88,7 +89,7 @@ class LedgerPartialWriteTest {
                 "an ending write leaves unchanged attributes alone: " + ending);
         assertTrue(ending.contains("#history[0] = :historyLast"), "the ending entry is replaced in place: " + ending);
         assertTrue(ending.contains("REMOVE") && ending.contains("#leaseOwner"), "the lease is removed: " + ending);
-        assertEquals(failed, reader.find("job-p").orElseThrow());
+        assertEquals(failed, reader.find(new JobKey("acme", "job-p")).orElseThrow());
 
         // Attempts 2, 3 and 4: the third append trims the history to its limit of 3, a full rewrite of the list.
         LedgerRecord current = failed;
@@ -102,13 +103,13 @@ class LedgerPartialWriteTest {
             } else {
                 assertTrue(start.contains("#history = :history"), "trimming rewrites the list: " + start);
             }
-            assertEquals(current, reader.find("job-p").orElseThrow());
+            assertEquals(current, reader.find(new JobKey("acme", "job-p")).orElseThrow());
         }
         LedgerRecord done = ledger.write(current.moveTo(JobState.SUCCEEDED, now.plusSeconds(9)).withLease(null, null)
                 .withCurrentEntry(current.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, now.plusSeconds(9)))
                 .withEffects(java.util.Map.of("notice", 4)));
         assertTrue(lastUpdate().contains("#history[2] = :historyLast"), lastUpdate());
-        assertEquals(done, reader.find("job-p").orElseThrow());
+        assertEquals(done, reader.find(new JobKey("acme", "job-p")).orElseThrow());
         assertEquals(List.of(2, 3, 4), done.history().stream().map(AttemptEntry::number).toList());
     }
 
@@ -122,6 +123,6 @@ class LedgerPartialWriteTest {
         // The second store never read version 1: it cannot diff, so it sends the whole item under the same condition.
         LedgerRecord renewed = second.write(started.withLease("w1", now.plusSeconds(90)));
         assertTrue(lastUpdate().contains("#tenant"), lastUpdate());
-        assertEquals(renewed, first.find("job-q").orElseThrow());
+        assertEquals(renewed, first.find(new JobKey("acme", "job-q")).orElseThrow());
     }
 }

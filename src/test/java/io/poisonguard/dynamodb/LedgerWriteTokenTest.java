@@ -1,5 +1,6 @@
 package io.poisonguard.dynamodb;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.config.Names;
 import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.JobState;
@@ -53,14 +54,14 @@ class LedgerWriteTokenTest {
         LedgerRecord first = start("job-a", "w1");
         LedgerRecord written = ledger.write(first);
         assertEquals(written, ledger.write(first), "a resend of a write that landed is a success, not a conflict");
-        assertEquals(1, ledger.find("job-a").orElseThrow().version());
+        assertEquals(1, ledger.find(new JobKey("acme", "job-a")).orElseThrow().version());
     }
 
     @Test
     void anotherWritersWriteOnTheSameVersionIsStillAConflict() {
         ledger.write(start("job-b", "w1"));
         assertThrows(LedgerConflict.class, () -> ledger.write(start("job-b", "w2")));
-        assertEquals("w1", ledger.find("job-b").orElseThrow().leaseOwner());
+        assertEquals("w1", ledger.find(new JobKey("acme", "job-b")).orElseThrow().leaseOwner());
     }
 
     @Test
@@ -69,6 +70,6 @@ class LedgerWriteTokenTest {
         LedgerRecord renewal = created.withLease("w1", created.leaseUntil().plusSeconds(30));
         LedgerRecord renewed = ledger.write(renewal);
         assertEquals(renewed, ledger.write(renewal), "the heartbeat's renewal sent twice");
-        assertEquals(2, ledger.find("job-c").orElseThrow().version());
+        assertEquals(2, ledger.find(new JobKey("acme", "job-c")).orElseThrow().version());
     }
 }

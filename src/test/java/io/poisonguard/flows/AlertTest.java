@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.poisonguard.ledger.JobState;
@@ -48,7 +49,7 @@ class AlertTest extends FlowTest {
         // A duplicate copy of the quarantined job is forwarded to the DLQ without a second alert.
         queues.send(Queues.permitV1("P-ALERT"), Queues.permitAttributes("alert-1", "tenant-z", 1));
         await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.deadLetterQueue()) == 2
-                && ledger.find("alert-ok").map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
+                && ledger.find(key("alert-ok")).map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> AlertSinks.WEBHOOK.size() == 1 && AlertSinks.SNS.size() == 1);
 
         JsonNode hook = json.readTree(AlertSinks.WEBHOOK.get(0));
@@ -61,7 +62,7 @@ class AlertTest extends FlowTest {
         assertTrue(!AlertSinks.WEBHOOK.get(0).contains("Old Shape"), "no payload in the alert");
         JsonNode sns = json.readTree(AlertSinks.SNS.get(0));
         assertEquals("alert-1", sns.get("jobId").asText());
-        assertEquals(ledger.find("alert-1").orElseThrow().quarantineReason(), sns.get("reason").asText());
+        assertEquals(ledger.find(key("alert-1")).orElseThrow().quarantineReason(), sns.get("reason").asText());
         System.out.println("\n[alert] webhook and SNS each got one alert: " + AlertSinks.WEBHOOK.get(0));
     }
 }

@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
@@ -67,16 +68,16 @@ class BadInputTest extends FlowTest {
         queues.send(Queues.permitV3("P-OK"), Queues.permitAttributes("good-after-bad", "tenant-a", 3));
 
         await().atMost(Duration.ofSeconds(60)).until(() ->
-                cases.keySet().stream().allMatch(id -> state(id) == JobState.QUARANTINED && quarantine.find(id).isPresent())
+                cases.keySet().stream().allMatch(id -> state(id) == JobState.QUARANTINED && quarantine.find(key(id)).isPresent())
                         && state("good-after-bad") == JobState.SUCCEEDED && queues.depth(names.jobsQueue()) == 0);
 
         Map<String, Message> dead = queues.drain(names.deadLetterQueue()).stream()
                 .collect(Collectors.toMap(m -> Queues.attr(m, "job-id"), Function.identity()));
         cases.forEach((jobId, c) -> {
-            QuarantineRecord q = quarantine.find(jobId).orElseThrow(() -> new AssertionError("no quarantine record for " + jobId));
+            QuarantineRecord q = quarantine.find(key(jobId)).orElseThrow(() -> new AssertionError("no quarantine record for " + jobId));
             assertEquals(c.failureClass(), q.failureClass(), jobId);
             assertTrue(q.reason().contains(c.reason()), jobId + ": " + q.reason());
-            LedgerRecord r = ledger.find(jobId).orElseThrow();
+            LedgerRecord r = ledger.find(key(jobId)).orElseThrow();
             assertEquals(1, r.attempt(), jobId + " took one attempt");
             Message d = dead.get(jobId);
             assertTrue(d != null, "dead-letter copy of " + jobId);
@@ -84,9 +85,9 @@ class BadInputTest extends FlowTest {
             assertTrue(Queues.attr(d, "quarantine-reason").contains(c.reason()), jobId);
             assertEquals(c.failureClass().name(), Queues.attr(d, "failure-class"));
         });
-        assertEquals(1024L * 1024 - 200, quarantine.find("bad-1mib").orElseThrow().diagnostics().sizeBytes());
+        assertEquals(1024L * 1024 - 200, quarantine.find(key("bad-1mib")).orElseThrow().diagnostics().sizeBytes());
         assertEquals(cases.size(), dead.size(), "one dead-letter copy per bad input");
-        assertEquals("PERMANENT", ledger.find("bad-json").orElseThrow().history().get(0).failureClass().name());
+        assertEquals("PERMANENT", ledger.find(key("bad-json")).orElseThrow().history().get(0).failureClass().name());
 
         given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
         String viewer = Tokens.of("vera", "viewer");
@@ -94,7 +95,7 @@ class BadInputTest extends FlowTest {
         given().auth().oauth2(viewer).when().get("/ops/quarantine/bad-utf8").then().statusCode(200)
                 .body("record.failureClass", equalTo("ADMISSION"))
                 .body("record.reason", org.hamcrest.Matchers.containsString("undecodable-body"));
-        List<String> reasons = cases.keySet().stream().map(id -> id + " -> " + quarantine.find(id).orElseThrow().reason()).toList();
+        List<String> reasons = cases.keySet().stream().map(id -> id + " -> " + quarantine.find(key(id)).orElseThrow().reason()).toList();
         System.out.println("\n[bad input] " + String.join("\n[bad input] ", reasons));
     }
 

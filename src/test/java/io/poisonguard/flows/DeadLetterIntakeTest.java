@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.example.permit.PermitReportHandler;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobState;
@@ -130,11 +131,11 @@ class DeadLetterIntakeTest extends FlowTest {
                 .messageAttributes(Queues.sdk(byHand))).messageId();
 
         List<String> jobs = List.of("orphan-attr", "orphan-body", handId);
-        await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream().allMatch(j -> quarantine.find(j).isPresent()
+        await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream().allMatch(j -> quarantine.find(key(j)).isPresent()
                 && state(j) == JobState.QUARANTINED));
         for (String j : jobs) {
-            QuarantineRecord record = quarantine.find(j).orElseThrow();
-            LedgerRecord l = ledger.find(j).orElseThrow();
+            QuarantineRecord record = quarantine.find(key(j)).orElseThrow();
+            LedgerRecord l = ledger.find(key(j)).orElseThrow();
             assertEquals(FailureClass.REDRIVEN, record.failureClass(), j);
             assertEquals(FailureClass.REDRIVEN, l.quarantineClass(), j);
             assertEquals("t-orphan", record.tenant(), j);
@@ -142,7 +143,7 @@ class DeadLetterIntakeTest extends FlowTest {
             System.out.println("[dead-letter] " + j + " adopted: receives=" + record.receiveCount() + " reason=" + record.reason());
             assertTrue(record.receiveCount() != null && record.receiveCount() >= 1, j + " records its receive count");
         }
-        assertTrue(quarantine.find("orphan-attr").orElseThrow().receiveCount() >= BACKSTOP,
+        assertTrue(quarantine.find(key("orphan-attr")).orElseThrow().receiveCount() >= BACKSTOP,
                 "a redriven copy was received at least maxReceiveCount times");
         // Later sweeps find only adopted copies: still exactly one alert per job, and each job's one copy stays in the DLQ.
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> jobs.stream().allMatch(j -> alertsFor(j) == 1)
@@ -156,7 +157,7 @@ class DeadLetterIntakeTest extends FlowTest {
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream().allMatch(j -> state(j) == JobState.SUCCEEDED));
         for (String j : jobs) {
-            assertEquals(2, ledger.find(j).orElseThrow().generation(), j + " replayed as generation 2, same identity");
+            assertEquals(2, ledger.find(key(j)).orElseThrow().generation(), j + " replayed as generation 2, same identity");
         }
         assertEquals(0, queues.depth(names.deadLetterQueue()), "replay took the adopted copies");
     }
@@ -168,10 +169,10 @@ class DeadLetterIntakeTest extends FlowTest {
         poller.start();
         queues.send(Queues.permitV1("P-BACK"), Queues.permitAttributes("moved-back", "t-back", 1));
         await().atMost(Duration.ofSeconds(30)).until(() -> state("moved-back") == JobState.QUARANTINED
-                && quarantine.find("moved-back").isPresent() && queues.depth(names.jobsQueue()) == 0);
+                && quarantine.find(key("moved-back")).isPresent() && queues.depth(names.jobsQueue()) == 0);
         // Replayed without the reader: it fails again and is quarantined at generation 2.
         assertEquals(202, replay("moved-back").statusCode());
-        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find("moved-back").map(r -> r.state() == JobState.QUARANTINED
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(key("moved-back")).map(r -> r.state() == JobState.QUARANTINED
                 && r.generation() == 2).orElse(false) && queues.depth(names.jobsQueue()) == 0 && queues.depth(names.deadLetterQueue()) == 1);
 
         // An operator moves the dead-letter copy back to the main queue as it is.
@@ -186,7 +187,7 @@ class DeadLetterIntakeTest extends FlowTest {
         sqs.deleteMessage(b -> b.queueUrl(dlqUrl).receiptHandle(copy.receiptHandle()));
 
         await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0 && queues.depth(names.deadLetterQueue()) == 1);
-        LedgerRecord after = ledger.find("moved-back").orElseThrow();
+        LedgerRecord after = ledger.find(key("moved-back")).orElseThrow();
         assertEquals(JobState.QUARANTINED, after.state());
         assertEquals(2, after.generation());
         // One alert per quarantine (generations 1 and 2), none for the copy that came back.

@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.QuarantineRecord;
@@ -47,10 +48,10 @@ class DeadLetterRefusedTest extends FlowTest {
         Queues queues = queues();
         queues.send(Queues.permitV3("P-R"), Queues.permitAttributes("refused-1", "tenant-r", 99));
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find("refused-1").isPresent()
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("refused-1")).isPresent()
                 && AlertSinks.WEBHOOK.stream().anyMatch(a -> a.contains("\"refused-1\"")));
 
-        QuarantineRecord q = quarantine.find("refused-1").orElseThrow();
+        QuarantineRecord q = quarantine.find(key("refused-1")).orElseThrow();
         assertEquals(JobState.QUARANTINED, state("refused-1"));
         assertEquals(DeadLetterCopy.State.REFUSED, q.deadLetter().state());
         assertEquals("InvalidParameterValue", q.deadLetter().detail());

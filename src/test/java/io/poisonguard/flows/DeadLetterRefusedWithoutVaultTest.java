@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.testing.AlertSinks;
@@ -41,10 +42,10 @@ class DeadLetterRefusedWithoutVaultTest extends FlowTest {
         Queues queues = queues();
         queues.send(Queues.permitV3("P-R2"), Queues.permitAttributes("refused-2", "tenant-r", 99));
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find("refused-2").isPresent()
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("refused-2")).isPresent()
                 && AlertSinks.WEBHOOK.stream().anyMatch(a -> a.contains("\"refused-2\"")));
 
-        QuarantineRecord q = quarantine.find("refused-2").orElseThrow();
+        QuarantineRecord q = quarantine.find(key("refused-2")).orElseThrow();
         assertEquals(DeadLetterCopy.State.REFUSED, q.deadLetter().state());
         assertTrue(q.deadLetter().sourceKept(), "no other copy of the payload: the source message stays");
         assertEquals(0, queues.depth(names.deadLetterQueue()));

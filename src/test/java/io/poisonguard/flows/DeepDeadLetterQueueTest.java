@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.example.permit.PermitReportHandler;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.quarantine.QuarantineStatus;
@@ -60,11 +61,11 @@ class DeepDeadLetterQueueTest extends FlowTest {
         queues.send(Queues.permitV1("P-deep"), Queues.permitAttributes("deep-1", "t-deep", 1));
         queues.send(Queues.permitV1("P-old"), Queues.permitAttributes("deep-2", "t-deep", 1));
         await().atMost(Duration.ofSeconds(30)).until(() -> state("deep-1") == JobState.QUARANTINED && state("deep-2") == JobState.QUARANTINED
-                && quarantine.find("deep-1").isPresent() && quarantine.find("deep-2").isPresent() && queues.depth(names.jobsQueue()) == 0);
-        assertTrue(vault.find("deep-1").isPresent(), "the quarantine kept the payload by job id");
+                && quarantine.find(key("deep-1")).isPresent() && quarantine.find(key("deep-2")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        assertTrue(vault.find(key("deep-1")).isPresent(), "the quarantine kept the payload by job id");
         // deep-2 stands for a job quarantined before the vault existed: the DLQ is its only copy.
-        vault.discard("deep-2", Integer.MAX_VALUE);
-        assertTrue(vault.find("deep-2").isEmpty());
+        vault.discard(key("deep-2"), Integer.MAX_VALUE);
+        assertTrue(vault.find(key("deep-2")).isEmpty());
         // Both DLQ copies are gone and the queue is deeper than a scan reads: a scan cannot tell which.
         assertEquals(2, queues.drain(names.deadLetterQueue()).size());
         String dlq = queues.url(names.deadLetterQueue());
@@ -75,7 +76,7 @@ class DeepDeadLetterQueueTest extends FlowTest {
                             .messageAttributes(Queues.sdk(Map.of("job-id", "filler-" + n))).build()).toList();
             sqs.sendMessageBatch(b -> b.queueUrl(dlq).entries(batch));
         }
-        await().atMost(Duration.ofSeconds(5)).until(() -> quarantine.find("deep-2").orElseThrow().quarantinedAt()
+        await().atMost(Duration.ofSeconds(5)).until(() -> quarantine.find(key("deep-2")).orElseThrow().quarantinedAt()
                 .isBefore(Instant.now().minusSeconds(1)));
 
         // Without a vault entry and with a scan cut short: "not found yet", nothing changes.
@@ -83,7 +84,7 @@ class DeepDeadLetterQueueTest extends FlowTest {
                 .body(Map.of("reason", "deep queue", "dryRun", false))
                 .post("/ops/quarantine/deep-2/replay").then().statusCode(503).body("title", equalTo("PAYLOAD_NOT_FOUND_YET"));
         assertEquals(JobState.QUARANTINED, state("deep-2"));
-        assertEquals(QuarantineStatus.QUARANTINED, quarantine.find("deep-2").orElseThrow().status());
+        assertEquals(QuarantineStatus.QUARANTINED, quarantine.find(key("deep-2")).orElseThrow().status());
         given().auth().oauth2(Tokens.of("pat", "payload-reader")).get("/ops/quarantine/deep-2/payload?reason=deep queue")
                 .then().statusCode(503).body("title", equalTo("PAYLOAD_NOT_FOUND_YET"));
         assertEquals(JobState.QUARANTINED, state("deep-2"));
@@ -96,7 +97,7 @@ class DeepDeadLetterQueueTest extends FlowTest {
                 .body(Map.of("reason", "deep queue, reader fixed", "dryRun", false))
                 .post("/ops/quarantine/deep-1/replay").then().statusCode(202);
         await().atMost(Duration.ofSeconds(30)).until(() -> state("deep-1") == JobState.SUCCEEDED);
-        assertEquals(2, ledger.find("deep-1").orElseThrow().generation());
-        assertTrue(vault.find("deep-1").isEmpty(), "a replay that went out forgets the kept payload");
+        assertEquals(2, ledger.find(key("deep-1")).orElseThrow().generation());
+        assertTrue(vault.find(key("deep-1")).isEmpty(), "a replay that went out forgets the kept payload");
     }
 }

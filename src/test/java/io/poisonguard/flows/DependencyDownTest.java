@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.example.permit.PermitRecordsClient;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.failure.FailureClass;
@@ -80,13 +81,13 @@ class DependencyDownTest extends FlowTest {
         provider.down(false);
         await().atMost(Duration.ofSeconds(90)).until(() -> jobs.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
         int attempts = attempts(jobs);
-        int downFailures = jobs.stream().mapToInt(id -> ledger.find(id).orElseThrow().failuresOf(FailureClass.DEPENDENCY_DOWN)).sum();
-        assertTrue(jobs.stream().noneMatch(id -> quarantine.find(id).isPresent()), "no job was quarantined");
+        int downFailures = jobs.stream().mapToInt(id -> ledger.find(key(id)).orElseThrow().failuresOf(FailureClass.DEPENDENCY_DOWN)).sum();
+        assertTrue(jobs.stream().noneMatch(id -> quarantine.find(key(id)).isPresent()), "no job was quarantined");
         // Each job ran once to succeed; every extra attempt is a call before the trip, a probe, or a job in flight at the trip.
         int extra = attempts - JOBS;
         assertTrue(extra <= callsAtTrip + probes + CONCURRENCY, "extra attempts " + extra + " exceed calls before trip " + callsAtTrip
                 + " + probes " + probes + " + concurrency " + CONCURRENCY);
-        int held = jobs.stream().mapToInt(id -> (int) ledger.find(id).orElseThrow().history().stream()
+        int held = jobs.stream().mapToInt(id -> (int) ledger.find(key(id)).orElseThrow().history().stream()
                 .filter(e -> e.outcome() == AttemptOutcome.HELD).count()).sum();
         assertEquals(extra, downFailures + held, "every extra attempt is a DEPENDENCY_DOWN failure, charged or held");
         // Only the calls that opened the breaker are charged; once it stops the work, the jobs pay nothing.
@@ -98,6 +99,6 @@ class DependencyDownTest extends FlowTest {
 
     /** Attempts the ledger has recorded across {@code jobs} (a job not yet seen has none). */
     private int attempts(List<String> jobs) {
-        return jobs.stream().mapToInt(id -> ledger.find(id).map(LedgerRecord::attempt).orElse(0)).sum();
+        return jobs.stream().mapToInt(id -> ledger.find(key(id)).map(LedgerRecord::attempt).orElse(0)).sum();
     }
 }

@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
@@ -43,9 +44,9 @@ class DuplicateDeliveryTest extends FlowTest {
                 SendMessageBatchRequestEntry.builder().id("b").messageBody(body).messageAttributes(attrs).build()));
 
         await().atMost(Duration.ofSeconds(60)).until(() ->
-                ledger.find("dup-1").map(r -> r.state() == JobState.SUCCEEDED).orElse(false) && queues.depth(names.jobsQueue()) == 0);
+                ledger.find(key("dup-1")).map(r -> r.state() == JobState.SUCCEEDED).orElse(false) && queues.depth(names.jobsQueue()) == 0);
 
-        LedgerRecord r = ledger.find("dup-1").orElseThrow();
+        LedgerRecord r = ledger.find(key("dup-1")).orElseThrow();
         assertEquals(1, r.attempt(), "one attempt for two copies");
         assertEquals(1, provider.calls("P-DUP"), "the handler reached the provider once");
         List<Message> notices = queues.drain(names.noticesQueue());
@@ -64,7 +65,7 @@ class DuplicateDeliveryTest extends FlowTest {
 
         await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0);
         assertEquals(0, provider.calls("P-STALE"), "the older generation never ran");
-        LedgerRecord after = ledger.find("stale-1").orElseThrow();
+        LedgerRecord after = ledger.find(key("stale-1")).orElseThrow();
         assertEquals(replaying.version(), after.version(), "the ledger was not touched");
         assertEquals(2, after.generation());
         assertEquals(0, queues.drain(names.noticesQueue()).stream().filter(m -> "stale-1".equals(Queues.attr(m, "job-id"))).count());

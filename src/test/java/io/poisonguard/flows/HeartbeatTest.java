@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
@@ -34,12 +35,12 @@ class HeartbeatTest extends FlowTest {
         provider.script("P-SLOW", "hang:15s");
         new Queues(sqs, names).send(Queues.permitV3("P-SLOW"), Queues.permitAttributes("slow-1", "tenant-a", 3));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find("slow-1").map(r -> r.state() == JobState.ACTIVE).orElse(false));
-        Instant firstLease = ledger.find("slow-1").orElseThrow().leaseUntil();
-        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find("slow-1").orElseThrow().leaseUntil().isAfter(firstLease));
+        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find(key("slow-1")).map(r -> r.state() == JobState.ACTIVE).orElse(false));
+        Instant firstLease = ledger.find(key("slow-1")).orElseThrow().leaseUntil();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find(key("slow-1")).orElseThrow().leaseUntil().isAfter(firstLease));
 
-        await().atMost(Duration.ofSeconds(40)).until(() -> ledger.find("slow-1").map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
-        LedgerRecord r = ledger.find("slow-1").orElseThrow();
+        await().atMost(Duration.ofSeconds(40)).until(() -> ledger.find(key("slow-1")).map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
+        LedgerRecord r = ledger.find(key("slow-1")).orElseThrow();
         assertEquals(1, r.attempt(), "no second attempt while the first was alive");
         assertEquals(1, provider.calls("P-SLOW"), "the handler ran once");
         Duration ran = Duration.between(r.history().get(0).startedAt(), r.history().get(0).endedAt());

@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.observability.AwsRequestCounter;
@@ -63,7 +64,7 @@ class HotPathCostTest extends FlowTest {
         assertEquals(2L * JOBS, delta(before, after, "DynamoDb.UpdateItem"), "one write starts the attempt, one ends it");
         assertEquals(0, delta(before, after, "DynamoDb.PutItem"), "the notice is recorded in the ending write, not a table of its own");
         for (String id : ids) {
-            LedgerRecord r = ledger.find(id).orElseThrow();
+            LedgerRecord r = ledger.find(key(id)).orElseThrow();
             assertEquals(JobState.SUCCEEDED, r.state());
             assertEquals(1, r.attempt());
             assertEquals(Map.of("completion-notice", 1), r.effects(), id + " records its notice with the attempt that sent it");

@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
@@ -75,9 +76,9 @@ class LedgerOutageTest extends FlowTest {
         assertEquals(0, queues.depth(names.deadLetterQueue()), "nothing was redriven or quarantined into the DLQ");
         int released = 0;
         for (String id : jobs) {
-            LedgerRecord r = ledger.find(id).orElseThrow();
+            LedgerRecord r = ledger.find(key(id)).orElseThrow();
             assertTrue(r.failures().isEmpty(), id + " was charged for the outage: " + r.failures() + " " + r.history());
-            assertTrue(quarantine.find(id).isEmpty(), id + " was quarantined");
+            assertTrue(quarantine.find(key(id)).isEmpty(), id + " was quarantined");
             released += (int) r.history().stream().filter(e -> e.outcome() == AttemptOutcome.ABANDONED).count();
         }
         await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0);

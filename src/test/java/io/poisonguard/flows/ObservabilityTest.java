@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.testing.Queues;
 import io.quarkus.test.junit.QuarkusTest;
@@ -37,8 +38,8 @@ class ObservabilityTest extends FlowTest {
         Queues queues = new Queues(sqs, names);
         queues.send(Queues.permitV3("P-O"), Queues.permitAttributes("obs-bad", "tenant-o", 42));
         queues.send(Queues.permitV3("P-O"), Queues.permitAttributes("obs-good", "tenant-o", 3));
-        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find("obs-good").map(r -> r.state() == JobState.SUCCEEDED).orElse(false)
-                && ledger.find("obs-bad").map(r -> r.state() == JobState.QUARANTINED).orElse(false));
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(key("obs-good")).map(r -> r.state() == JobState.SUCCEEDED).orElse(false)
+                && ledger.find(key("obs-bad")).map(r -> r.state() == JobState.QUARANTINED).orElse(false));
 
         await().atMost(Duration.ofSeconds(15)).until(() -> scrape().contains("poison_guard_quarantine_records{failure_class=\"ADMISSION\"} 1.0"));
         String metrics = scrape();

@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.example.permit.PermitReportHandler;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
@@ -57,8 +58,8 @@ class ReplayCommandTest extends FlowTest {
     void theCommandRefusesWithoutAReasonDryRunsByDefaultAndReplaysOnlyWithExecute() throws Exception {
         tenants.put(new Tenant("t-cli", TenantStatus.ACTIVE, Set.of("permit-report"), Instant.now(), "test"));
         new Queues(sqs, names).send(Queues.permitV1("P-CLI"), Queues.permitAttributes("cli-1", "t-cli", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find("cli-1").map(r -> r.state() == JobState.QUARANTINED).orElse(false)
-                && quarantine.find("cli-1").isPresent() && new Queues(sqs, names).depth(names.jobsQueue()) == 0);
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(key("cli-1")).map(r -> r.state() == JobState.QUARANTINED).orElse(false)
+                && quarantine.find(key("cli-1")).isPresent() && new Queues(sqs, names).depth(names.jobsQueue()) == 0);
         String token = Tokens.of("cleo", "operator");
 
         Run noReason = replayCommand("--token", token, "--job", "cli-1");
@@ -68,14 +69,14 @@ class ReplayCommandTest extends FlowTest {
         Run dry = replayCommand("--token", token, "--job", "cli-1", "--reason", "reader shipped");
         assertEquals(0, dry.exit(), dry.out());
         assertTrue(dry.out().contains("DRY RUN") && dry.out().contains("WOULD_REPLAY"), dry.out());
-        assertEquals(JobState.QUARANTINED, ledger.find("cli-1").map(LedgerRecord::state).orElseThrow(), "a dry run changes nothing");
+        assertEquals(JobState.QUARANTINED, ledger.find(key("cli-1")).map(LedgerRecord::state).orElseThrow(), "a dry run changes nothing");
 
         handler.legacyReader(true);
         try {
             Run done = replayCommand("--token", token, "--job", "cli-1", "--reason", "reader shipped", "--execute");
             assertEquals(0, done.exit(), done.out());
             assertTrue(done.out().contains("REPLAYED") && done.out().contains("generation 2"), done.out());
-            await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find("cli-1").map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
+            await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(key("cli-1")).map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
         } finally {
             handler.legacyReader(false);
         }

@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.example.permit.PermitReportHandler;
@@ -99,7 +100,7 @@ class ReplayFlowTest extends FlowTest {
     /** Sends a release-27 job and waits until its quarantine is complete (DLQ copy sent, source deleted). */
     private void quarantineOldSchemaJob(String jobId, String tenant) {
         queues.send(Queues.permitV1("P-" + jobId), Queues.permitAttributes(jobId, tenant, 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state(jobId) == JobState.QUARANTINED && quarantine.find(jobId).isPresent()
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(jobId) == JobState.QUARANTINED && quarantine.find(key(jobId)).isPresent()
                 && queues.depth(names.jobsQueue()) == 0);
     }
 
@@ -117,19 +118,19 @@ class ReplayFlowTest extends FlowTest {
     void anUnsupportedSchemaJobReplaysAfterTheReaderShipsWithItsIdentityAndExactlyOneNotice() {
         tenant("t-drill", "ACTIVE", "permit-report");
         quarantineOldSchemaJob("r-legacy", "t-drill");
-        assertEquals(1, ledger.find("r-legacy").orElseThrow().generation());
+        assertEquals(1, ledger.find(key("r-legacy")).orElseThrow().generation());
 
         handler.legacyReader(true);
         replay(operator, "r-legacy", "reader for release-27 shape shipped in 0.1.1")
                 .then().statusCode(202).body("outcome", equalTo("REPLAYED")).body("generation", equalTo(2)).body("attempt", equalTo(2));
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-legacy") == JobState.SUCCEEDED);
 
-        LedgerRecord done = ledger.find("r-legacy").orElseThrow();
+        LedgerRecord done = ledger.find(key("r-legacy")).orElseThrow();
         assertEquals(2, done.generation(), "a new generation");
         assertEquals(2, done.attempt(), "attempt numbering carries on");
         assertEquals(1, noticesFor("r-legacy").size(), "one completion notice");
-        await().atMost(Duration.ofSeconds(10)).until(() -> quarantine.find("r-legacy").orElseThrow().status() == QuarantineStatus.REPLAYED);
-        QuarantineRecord record = quarantine.find("r-legacy").orElseThrow();
+        await().atMost(Duration.ofSeconds(10)).until(() -> quarantine.find(key("r-legacy")).orElseThrow().status() == QuarantineStatus.REPLAYED);
+        QuarantineRecord record = quarantine.find(key("r-legacy")).orElseThrow();
         assertEquals("SUCCEEDED", record.replays().get(0).outcome());
         assertEquals("olga", record.replays().get(0).actor());
 
@@ -158,15 +159,15 @@ class ReplayFlowTest extends FlowTest {
         quarantineOldSchemaJob("r-stuck", "t-stuck");
         handler.legacyReader(true);
         // What a replay that crashed right after its ledger write leaves: REPLAYING, copy still in the DLQ.
-        ledger.write(ledger.find("r-stuck").orElseThrow().replayed(Instant.now()));
+        ledger.write(ledger.find(key("r-stuck")).orElseThrow().replayed(Instant.now()));
         replay(operator, "r-stuck", "too early").then().statusCode(409).body("detail", containsString("settle time"));
 
-        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find("r-stuck").orElseThrow().updatedAt()
+        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find(key("r-stuck")).orElseThrow().updatedAt()
                 .isBefore(Instant.now().minusSeconds(2)));
         replay(operator, "r-stuck", "re-issue the interrupted replay").then().statusCode(202)
                 .body("generation", equalTo(3)).body("attempt", equalTo(2));
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-stuck") == JobState.SUCCEEDED);
-        assertEquals(3, ledger.find("r-stuck").orElseThrow().generation());
+        assertEquals(3, ledger.find(key("r-stuck")).orElseThrow().generation());
         assertEquals(1, noticesFor("r-stuck").size(), "one notice");
     }
 
@@ -194,8 +195,8 @@ class ReplayFlowTest extends FlowTest {
         poller.start();
 
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-late") == JobState.QUARANTINED
-                && ledger.find("r-late").orElseThrow().generation() == 2);
-        LedgerRecord r = ledger.find("r-late").orElseThrow();
+                && ledger.find(key("r-late")).orElseThrow().generation() == 2);
+        LedgerRecord r = ledger.find(key("r-late")).orElseThrow();
         assertTrue(r.quarantineReason().contains("tenant-not-authorized"), r.quarantineReason());
         assertEquals(0, noticesFor("r-late").size(), "the handler did not run");
     }
@@ -220,7 +221,7 @@ class ReplayFlowTest extends FlowTest {
         assertEquals(List.of(202, 409), statuses);
 
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-race") == JobState.SUCCEEDED);
-        assertEquals(2, ledger.find("r-race").orElseThrow().generation());
+        assertEquals(2, ledger.find(key("r-race")).orElseThrow().generation());
         assertEquals(1, noticesFor("r-race").size(), "one result, one notice");
     }
 
@@ -228,18 +229,18 @@ class ReplayFlowTest extends FlowTest {
     void aReplayAfterThePayloadIsGoneAnswersUnrecoverableAndTheRecordSaysSo() {
         tenant("t-gone", "ACTIVE", "permit-report");
         quarantineOldSchemaJob("r-gone", "t-gone");
-        List<ArchivedMessage> copies = archive.take("r-gone");
+        List<ArchivedMessage> copies = archive.take(key("r-gone"));
         assertEquals(1, copies.size());
         archive.delete(copies);
         // The vault's entry ends with the record's retention; here it is gone early, as after its TTL.
-        assertTrue(vault.find("r-gone").isPresent());
-        vault.discard("r-gone", Integer.MAX_VALUE);
-        await().atMost(Duration.ofSeconds(5)).until(() -> quarantine.find("r-gone").orElseThrow().quarantinedAt()
+        assertTrue(vault.find(key("r-gone")).isPresent());
+        vault.discard(key("r-gone"), Integer.MAX_VALUE);
+        await().atMost(Duration.ofSeconds(5)).until(() -> quarantine.find(key("r-gone")).orElseThrow().quarantinedAt()
                 .isBefore(Instant.now().minusSeconds(1)));
 
         replay(operator, "r-gone", "retention test").then().statusCode(410).body("title", equalTo("UNRECOVERABLE"));
         assertEquals(JobState.UNRECOVERABLE, state("r-gone"));
-        assertEquals(QuarantineStatus.UNRECOVERABLE, quarantine.find("r-gone").orElseThrow().status());
+        assertEquals(QuarantineStatus.UNRECOVERABLE, quarantine.find(key("r-gone")).orElseThrow().status());
         given().auth().oauth2(viewer).get("/ops/quarantine/r-gone").then().statusCode(200)
                 .body("record.status", equalTo("UNRECOVERABLE")).body("ledgerState", equalTo("UNRECOVERABLE"));
     }
@@ -278,7 +279,7 @@ class ReplayFlowTest extends FlowTest {
         List<String> jobs = IntStream.rangeClosed(1, 20).mapToObj(i -> String.format("bulk-%02d", i)).toList();
         jobs.forEach(id -> queues.send(Queues.permitV1("P-" + id), Queues.permitAttributes(id, "t-bulk", 1)));
         await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id) == JobState.QUARANTINED
-                && quarantine.find(id).isPresent()) && queues.depth(names.jobsQueue()) == 0);
+                && quarantine.find(key(id)).isPresent()) && queues.depth(names.jobsQueue()) == 0);
         Map<String, Object> selection = Map.of("failureClass", "PERMANENT", "tenant", "t-bulk", "limit", 50, "reason", "release-27 reader");
 
         given().auth().oauth2(viewer).contentType(ContentType.JSON).body(selection).post("/ops/replays").then().statusCode(200)
@@ -291,9 +292,9 @@ class ReplayFlowTest extends FlowTest {
         String canaryStatus = awaitBatch(failing);
         assertEquals("CANARY_FAILED", canaryStatus);
         String canary = given().auth().oauth2(viewer).get("/ops/replays/" + failing).then().extract().path("canaryJobId");
-        assertEquals(2, ledger.find(canary).orElseThrow().generation(), "the canary ran as generation 2 and failed");
+        assertEquals(2, ledger.find(key(canary)).orElseThrow().generation(), "the canary ran as generation 2 and failed");
         assertEquals(19, jobs.stream().filter(id -> !id.equals(canary))
-                .filter(id -> state(id) == JobState.QUARANTINED && ledger.find(id).orElseThrow().generation() == 1).count(),
+                .filter(id -> state(id) == JobState.QUARANTINED && ledger.find(key(id)).orElseThrow().generation() == 1).count(),
                 "the other 19 stayed quarantined, untouched");
         String why = given().auth().oauth2(viewer).get("/ops/replays/" + failing).then().extract().path("detail");
         assertTrue(why.contains(canary) && why.contains("19"), why);

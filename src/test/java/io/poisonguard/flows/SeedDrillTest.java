@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
@@ -60,9 +61,9 @@ class SeedDrillTest extends FlowTest {
 
         await().atMost(Duration.ofMinutes(2)).pollInterval(Duration.ofMillis(250)).until(() ->
                 healthy.stream().allMatch(id -> state(id) == JobState.SUCCEEDED) && state(POISON) == JobState.QUARANTINED
-                        && quarantine.find(POISON).isPresent() && queues.depth(names.jobsQueue()) == 0);
+                        && quarantine.find(key(POISON)).isPresent() && queues.depth(names.jobsQueue()) == 0);
 
-        LedgerRecord poison = ledger.find(POISON).orElseThrow();
+        LedgerRecord poison = ledger.find(key(POISON)).orElseThrow();
         assertEquals(FailureClass.PERMANENT, poison.quarantineClass());
         assertEquals(3, poison.attempt());
         assertEquals(3, poison.history().size());
@@ -75,7 +76,7 @@ class SeedDrillTest extends FlowTest {
         assertNotNull(poison.history().get(1).retryDelay(), "the ladder delay after attempt 2 is recorded");
         assertEquals(null, poison.leaseOwner(), "a quarantined job holds no lease");
 
-        QuarantineRecord record = quarantine.find(POISON).orElseThrow();
+        QuarantineRecord record = quarantine.find(key(POISON)).orElseThrow();
         assertEquals(FailureClass.PERMANENT, record.failureClass());
         assertEquals(3, record.attempts());
         assertEquals(1, record.diagnostics().schemaVersion());
@@ -108,7 +109,7 @@ class SeedDrillTest extends FlowTest {
         List<Long> queueAgeMs = new ArrayList<>();
         List<Long> completionMs = new ArrayList<>();
         for (String id : healthy) {
-            LedgerRecord r = ledger.find(id).orElseThrow();
+            LedgerRecord r = ledger.find(key(id)).orElseThrow();
             assertEquals(1, r.attempt(), "healthy job " + id + " ran once");
             queueAgeMs.add(Duration.between(sentAt.get(id), r.history().get(0).startedAt()).toMillis());
             completionMs.add(Duration.between(sentAt.get(id), r.updatedAt()).toMillis());

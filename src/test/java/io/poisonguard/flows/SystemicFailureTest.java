@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
@@ -79,7 +80,7 @@ class SystemicFailureTest extends FlowTest {
         // While the fault lasts, probes fail and are held: nothing more is quarantined.
         int callsAtTrip = provider.totalCalls();
         await().atMost(Duration.ofSeconds(30)).until(() -> provider.totalCalls() >= callsAtTrip + 2);
-        long quarantined = jobs.stream().filter(id -> quarantine.find(id).isPresent()).count();
+        long quarantined = jobs.stream().filter(id -> quarantine.find(key(id)).isPresent()).count();
         assertTrue(quarantined <= 4, "at most same-signature - 1 jobs were charged before the guard tripped, was " + quarantined);
         assertTrue(provider.totalCalls() < JOBS / 4, "consumption stopped: " + provider.totalCalls() + " calls for " + JOBS + " jobs");
 
@@ -94,15 +95,15 @@ class SystemicFailureTest extends FlowTest {
         // The fix is deployed: the next probe succeeds and consumption resumes on its own.
         provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
         await().atMost(Duration.ofSeconds(90)).until(() -> jobs.stream()
-                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(id).isPresent()));
+                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
         long completed = jobs.stream().filter(id -> state(id) == JobState.SUCCEEDED).count();
         assertEquals(JOBS - quarantined, completed, "every job not charged before the trip completed");
         assertEquals(ConsumptionGate.Admit.OPEN, gate.admit());
-        long held = jobs.stream().filter(id -> ledger.find(id).orElseThrow().history().stream()
+        long held = jobs.stream().filter(id -> ledger.find(key(id)).orElseThrow().history().stream()
                 .anyMatch(e -> e.outcome() == AttemptOutcome.HELD)).count();
         assertTrue(held >= 1, "the failures after the trip were held, not charged");
         assertTrue(jobs.stream().filter(id -> state(id) == JobState.SUCCEEDED)
-                .allMatch(id -> ledger.find(id).orElseThrow().failures().isEmpty()), "no completed job was charged a failure");
+                .allMatch(id -> ledger.find(key(id)).orElseThrow().failures().isEmpty()), "no completed job was charged a failure");
         await().atMost(Duration.ofSeconds(5)).until(() -> AlertSinks.WEBHOOK.stream().anyMatch(a -> a.contains("system.resumed")));
         System.out.printf("%n[bad deploy] %d jobs, every call failing alike: %d quarantined before the guard tripped, %d held,"
                 + " %d systemic alert, %d completed after the fix%n", JOBS, quarantined, held, systemic.size(), completed);
@@ -133,7 +134,7 @@ class SystemicFailureTest extends FlowTest {
         assertTrue(resumed.out().contains("resumed"), resumed.out());
 
         await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
-                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(id).isPresent()));
+                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
         given().auth().oauth2(viewer).get("/ops/audit?jobId=system:consumption").then().statusCode(200)
                 .body("[0].action", equalTo("RESUME_CONSUMPTION")).body("[0].reason", equalTo("config fixed in v2.3.1"))
                 .body("[0].outcome", equalTo("RESUMED"));

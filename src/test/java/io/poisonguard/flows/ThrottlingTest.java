@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
@@ -44,12 +45,12 @@ class ThrottlingTest extends FlowTest {
         jobs.forEach(id -> queues.send(Queues.permitV3("P-" + id), Queues.permitAttributes(id, "tenant-a", 3)));
 
         await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id ->
-                ledger.find(id).map(LedgerRecord::state).orElse(null) == JobState.SUCCEEDED));
+                ledger.find(key(id)).map(LedgerRecord::state).orElse(null) == JobState.SUCCEEDED));
         Duration took = Duration.between(start, Instant.now());
 
         assertEquals(JOBS, provider.totalCalls(), "one call per job: nothing was retried");
         assertTrue(provider.maxCallsInAnySecond() <= RATE, "the provider saw " + provider.maxCallsInAnySecond() + " calls in one second");
-        assertTrue(jobs.stream().noneMatch(id -> quarantine.find(id).isPresent()));
+        assertTrue(jobs.stream().noneMatch(id -> quarantine.find(key(id)).isPresent()));
         System.out.printf("%n[throttling] %d jobs sent at once, provider quota %d/s: at most %d calls in any second,"
                 + " all completed in %d ms, none retried or quarantined%n", JOBS, RATE, provider.maxCallsInAnySecond(), took.toMillis());
     }

@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.AttemptEntry;
@@ -37,9 +38,9 @@ class TransientRecoveryTest extends FlowTest {
         Queues queues = new Queues(sqs, names);
         queues.send(Queues.permitV3("P-FLAKY"), Queues.permitAttributes("flaky-1", "tenant-a", 3));
 
-        await().atMost(Duration.ofSeconds(60)).until(() -> ledger.find("flaky-1").map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
+        await().atMost(Duration.ofSeconds(60)).until(() -> ledger.find(key("flaky-1")).map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
 
-        LedgerRecord r = ledger.find("flaky-1").orElseThrow();
+        LedgerRecord r = ledger.find(key("flaky-1")).orElseThrow();
         assertEquals(3, r.attempt());
         assertEquals(2, r.failuresOf(FailureClass.TRANSIENT));
         List<AttemptEntry> h = r.history();
@@ -52,7 +53,7 @@ class TransientRecoveryTest extends FlowTest {
             assertTrue(failed.message().contains("503"), failed.message());
         }
         assertEquals(AttemptOutcome.SUCCEEDED, h.get(2).outcome());
-        assertTrue(quarantine.find("flaky-1").isEmpty(), "never quarantined");
+        assertTrue(quarantine.find(key("flaky-1")).isEmpty(), "never quarantined");
         assertEquals(3, provider.calls("P-FLAKY"));
 
         List<Message> notices = queues.drain(names.noticesQueue());

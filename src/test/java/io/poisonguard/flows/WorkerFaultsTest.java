@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
@@ -60,9 +61,9 @@ class WorkerFaultsTest extends FlowTest {
         healthy.forEach(id -> send(id, "ok"));
 
         await().atMost(Duration.ofSeconds(20)).until(() -> healthy.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
-        await().atMost(Duration.ofSeconds(40)).until(() -> quarantine.find("hung-1").isPresent());
+        await().atMost(Duration.ofSeconds(40)).until(() -> quarantine.find(key("hung-1")).isPresent());
 
-        LedgerRecord r = ledger.find("hung-1").orElseThrow();
+        LedgerRecord r = ledger.find(key("hung-1")).orElseThrow();
         assertEquals(JobState.QUARANTINED, r.state());
         assertEquals(FailureClass.TIMEOUT, r.quarantineClass());
         assertEquals(3, r.failuresOf(FailureClass.TIMEOUT), "TIMEOUT's own limit");
@@ -74,7 +75,7 @@ class WorkerFaultsTest extends FlowTest {
                     "attempt " + e.number() + " ended at its 1.5 s deadline, ran " + ran);
         }
         assertNull(r.leaseOwner(), "no lease is left for an attempt nobody runs");
-        assertEquals(FailureClass.TIMEOUT, quarantine.find("hung-1").map(QuarantineRecord::failureClass).orElseThrow());
+        assertEquals(FailureClass.TIMEOUT, quarantine.find(key("hung-1")).map(QuarantineRecord::failureClass).orElseThrow());
         await().atMost(Duration.ofSeconds(5)).until(() -> handler.running() == 0);
         given().get("/q/health/live").then().statusCode(200);
     }
@@ -85,8 +86,8 @@ class WorkerFaultsTest extends FlowTest {
         send("oom-1", "error");
         send("after-oom", "ok");
 
-        await().atMost(Duration.ofSeconds(40)).until(() -> quarantine.find("oom-1").isPresent());
-        LedgerRecord r = ledger.find("oom-1").orElseThrow();
+        await().atMost(Duration.ofSeconds(40)).until(() -> quarantine.find(key("oom-1")).isPresent());
+        LedgerRecord r = ledger.find(key("oom-1")).orElseThrow();
         assertEquals(JobState.QUARANTINED, r.state());
         assertEquals(FailureClass.CRASH, r.quarantineClass(), "an error the JVM may not survive counts as a crash of the job");
         assertEquals(3, r.failuresOf(FailureClass.CRASH));
@@ -102,14 +103,14 @@ class WorkerFaultsTest extends FlowTest {
     @Order(3)
     void aHandlerThatIgnoresItsInterruptIsChargedATimeoutAndMarksTheWorkerNotLive() {
         send("stuck-1", "hang-hard");
-        await().atMost(Duration.ofSeconds(20)).until(() -> ledger.find("stuck-1")
+        await().atMost(Duration.ofSeconds(20)).until(() -> ledger.find(key("stuck-1"))
                 .map(r -> r.failuresOf(FailureClass.TIMEOUT) >= 1).orElse(false));
         await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/health/live").then().extract().asString().contains("stuck-1"));
         given().get("/q/health/live").then().statusCode(503);
         // Once the handler lets go, the job's next attempt runs to completion; the timeout stays counted.
         handler.releaseStuck();
         await().atMost(Duration.ofSeconds(40)).until(() -> state("stuck-1") == JobState.SUCCEEDED);
-        LedgerRecord r = ledger.find("stuck-1").orElseThrow();
+        LedgerRecord r = ledger.find(key("stuck-1")).orElseThrow();
         assertEquals(AttemptOutcome.TIMED_OUT, r.history().get(0).outcome());
         assertTrue(r.failuresOf(FailureClass.TIMEOUT) >= 1, r.failures().toString());
     }

@@ -51,8 +51,8 @@ class HeartbeatRenewalTest {
         final AtomicInteger writes = new AtomicInteger();
 
         @Override
-        public Optional<LedgerRecord> find(String jobId) {
-            return Optional.ofNullable(items.get(jobId));
+        public Optional<LedgerRecord> find(io.poisonguard.ledger.JobKey key) {
+            return Optional.ofNullable(items.get(key.jobId()));
         }
 
         @Override
@@ -111,7 +111,7 @@ class HeartbeatRenewalTest {
         clock.now = T0.plusSeconds(21);
         heartbeat.beat();
         assertEquals(1, queue.refused.get(), "the visibility change was tried");
-        assertEquals(T0.plusSeconds(81), ledger.find("job-1").orElseThrow().leaseUntil(),
+        assertEquals(T0.plusSeconds(81), ledger.find(io.poisonguard.ledger.JobKey.of("tenant-a", "job-1")).orElseThrow().leaseUntil(),
                 "the ledger lease still says the attempt runs, so a second copy waits instead of running beside it");
     }
 
@@ -122,6 +122,6 @@ class HeartbeatRenewalTest {
         heartbeat.beat();
         assertEquals(0, queue.refused.get(), "no visibility change past the deadline");
         assertEquals(1, ledger.writes.get(), "only the start was written");
-        assertEquals(T0.plusSeconds(60), ledger.find("job-1").orElseThrow().leaseUntil());
+        assertEquals(T0.plusSeconds(60), ledger.find(io.poisonguard.ledger.JobKey.of("tenant-a", "job-1")).orElseThrow().leaseUntil());
     }
 }

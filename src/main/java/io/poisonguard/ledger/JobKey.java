@@ -1,0 +1,62 @@
+package io.poisonguard.ledger;
+
+import java.util.Objects;
+import java.util.regex.Pattern;
+
+/**
+ * A job's identity: its tenant and its job id. Two tenants may use the same job id; their jobs are two
+ * jobs, with their own ledger item, effects, quarantine record and kept payload. {@code tenant} is null
+ * for a copy that names no valid tenant (it is quarantined at admission, in a scope of its own).
+ *
+ * <p>In storage the two are one string, {@code <tenant>/<jobId>}: a valid tenant cannot hold a {@code /},
+ * so the split is unambiguous; a copy without a valid tenant is stored under {@code /<jobId>}.
+ */
+public record JobKey(String tenant, String jobId) {
+    /** What a tenant name may be: a letter or digit, then letters, digits, {@code .}, {@code _} or {@code -}; 64 at most. */
+    private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    public static final char SEPARATOR = '/';
+
+    public JobKey {
+        Objects.requireNonNull(jobId, "jobId");
+        if (tenant != null && !validTenant(tenant)) {
+            throw new IllegalArgumentException("not a valid tenant name (see JobKey.validTenant)");
+        }
+    }
+
+    public static boolean validTenant(String tenant) {
+        return tenant != null && TENANT.matcher(tenant).matches();
+    }
+
+    /** The key of a copy whose tenant attribute is {@code tenant}: scoped by it when it is valid, unscoped otherwise. */
+    public static JobKey of(String tenant, String jobId) {
+        return new JobKey(validTenant(tenant) ? tenant : null, jobId);
+    }
+
+    public static JobKey of(LedgerRecord r) {
+        return of(r.tenant(), r.jobId());
+    }
+
+    /** The single string the tables are keyed by. */
+    public String storage() {
+        return (tenant == null ? "" : tenant) + SEPARATOR + jobId;
+    }
+
+    /** Whether {@code r} is this job's record (and not another tenant's job with the same id). */
+    public boolean owns(LedgerRecord r) {
+        return Objects.equals(tenant, validTenant(r.tenant()) ? r.tenant() : null) && jobId.equals(r.jobId());
+    }
+
+    /** The job id out of a stored key: everything after the tenant's separator; a key from before scoping is the job id itself. */
+    public static String jobIdOf(String storage, String tenant) {
+        String scope = (validTenant(tenant) ? tenant : "") + SEPARATOR;
+        if (storage.startsWith(scope)) {
+            return storage.substring(scope.length());
+        }
+        return storage.charAt(0) == SEPARATOR ? storage.substring(1) : storage;
+    }
+
+    @Override
+    public String toString() {
+        return storage();
+    }
+}
