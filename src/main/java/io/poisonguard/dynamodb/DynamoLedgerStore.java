@@ -11,6 +11,7 @@ import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.time.Clock;
@@ -22,9 +23,9 @@ import java.util.Map;
 import java.util.Optional;
 
 /**
- * The ledger in DynamoDB: one item per job, keyed by {@link JobKey#storage()} (tenant and job id). Each write is a single conditional UpdateItem that
- * bumps {@code version}; the condition is the version the caller read (or the item's absence, or its
- * expiry, for a new job). A write sends only what changed since that version when this store read or
+ * The ledger in DynamoDB: one item per job, keyed by {@link JobKey#storage()} (tenant and job id). A new
+ * job's first write is a conditional PutItem (no item stored, or an expired one); every later write is a
+ * single UpdateItem that bumps {@code version} on the condition of the version the caller read. A write sends only what changed since that version when this store read or
  * wrote it (an appended history entry by {@code list_append}, the ending attempt's entry by its index),
  * and every attribute otherwise: the version condition makes both equally safe.
  */
@@ -143,7 +144,10 @@ public final class DynamoLedgerStore implements LedgerStore {
         String token = token(attrs);
         attrs.put(WRITE_TOKEN, Attrs.s(token));
         String storageKey = JobKey.of(next).storage();
-        Map<String, AttributeValue> base = next.version() == 0 ? null : knownImage(storageKey, next.version());
+        if (next.version() == 0) {
+            return create(next, storageKey, attrs, token);
+        }
+        Map<String, AttributeValue> base = knownImage(storageKey, next.version());
         for (String name : ALL) {
             AttributeValue v = attrs.get(name);
             AttributeValue was = base == null ? null : base.get(name);
@@ -160,15 +164,8 @@ public final class DynamoLedgerStore implements LedgerStore {
                 sets.add("#" + name + " = :" + name);
             }
         }
-        String condition;
-        if (next.version() == 0) {
-            names.put("#key", KEY);
-            values.put(":now", Attrs.epochSeconds(clock.instant()));
-            condition = "attribute_not_exists(#key) OR #expiresAt < :now";
-        } else {
-            values.put(":expected", Attrs.n(next.version()));
-            condition = "#version = :expected";
-        }
+        values.put(":expected", Attrs.n(next.version()));
+        String condition = "#version = :expected";
         String update = "SET " + String.join(", ", sets) + (removes.isEmpty() ? "" : " REMOVE " + String.join(", ", removes));
         try {
             Unavailability.write("the ledger", () -> dynamo.updateItem(UpdateItemRequest.builder()
@@ -182,13 +179,41 @@ public final class DynamoLedgerStore implements LedgerStore {
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));
         } catch (ConditionalCheckFailedException e) {
-            Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(storageKey);
-            if (stored == null || !token.equals(Attrs.str(stored, WRITE_TOKEN))) {
-                throw new LedgerConflict(next.jobId(), next.version());
-            }
+            ownWriteOrConflict(e, next, storageKey, token);
         }
         remember(storageKey, newVersion, attrs);
         return next.withVersion(newVersion);
+    }
+
+    /**
+     * A new job's first write: the whole item, put on the condition that none is stored (or the stored one has
+     * expired). A put, not an update: nothing is there to keep, and the item travels without an expression.
+     */
+    private LedgerRecord create(LedgerRecord next, String storageKey, Map<String, AttributeValue> attrs, String token) {
+        Map<String, AttributeValue> item = new HashMap<>(attrs);
+        item.put(KEY, Attrs.s(storageKey));
+        try {
+            Unavailability.write("the ledger", () -> dynamo.putItem(PutItemRequest.builder()
+                    .tableName(table)
+                    .item(item)
+                    .conditionExpression("attribute_not_exists(#key) OR #expiresAt < :now")
+                    .expressionAttributeNames(Map.of("#key", KEY, "#expiresAt", TTL))
+                    .expressionAttributeValues(Map.of(":now", Attrs.epochSeconds(clock.instant())))
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                    .build()));
+        } catch (ConditionalCheckFailedException e) {
+            ownWriteOrConflict(e, next, storageKey, token);
+        }
+        remember(storageKey, 1, item);
+        return next.withVersion(1);
+    }
+
+    /** A failed condition is our own write sent again when the stored item carries its token; otherwise a conflict. */
+    private void ownWriteOrConflict(ConditionalCheckFailedException e, LedgerRecord next, String storageKey, String token) {
+        Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(storageKey);
+        if (stored == null || !token.equals(Attrs.str(stored, WRITE_TOKEN))) {
+            throw new LedgerConflict(next.jobId(), next.version());
+        }
     }
 
     /**

@@ -35,8 +35,8 @@ final class BenchReport {
         b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, measured after a warm-up of ")
                 .append(warmup).append(" jobs, ").append(rounds)
                 .append(" interleaved rounds, medians; requests counted on the wire\n\n");
-        String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
-                "SQS req/m", "DDB req/m", "CPU ms/m", "p50 ms", "p99 ms");
+        String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %9s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
+                "SQS req/m", "DDB req/m", "CPU ms/m", "DDBemu ms", "p50 ms", "p99 ms");
         b.append(header).append('\n').append("-".repeat(header.length())).append('\n');
         Map<String, Double> pgDynamo = new TreeMap<>();
         Map<String, Double> ratios = new TreeMap<>();
@@ -48,10 +48,11 @@ final class BenchReport {
             double sqsPer = median(rs.stream().map(r -> r.perMessage("Sqs.")).toList());
             double ddbPer = median(rs.stream().map(r -> r.perMessage("DynamoDb.")).toList());
             double cpu = median(rs.stream().map(BenchIT.Result::cpuMs).toList());
+            double emu = median(rs.stream().map(BenchIT.Result::dynamoEmulatorCpuMs).toList());
             double p50 = median(rs.stream().map(r -> (double) r.p50()).toList());
             double p99 = median(rs.stream().map(r -> (double) r.p99()).toList());
-            b.append(String.format("%-28s %5d %8s %6s %10s %10s %8s %8s %8s%n", first.consumer(), first.concurrency(), fmt(rate), fmt(ratio),
-                    fmt(sqsPer), fmt(ddbPer), fmt(cpu), fmt(p50), fmt(p99)));
+            b.append(String.format("%-28s %5d %8s %6s %10s %10s %8s %9s %8s %8s%n", first.consumer(), first.concurrency(), fmt(rate), fmt(ratio),
+                    fmt(sqsPer), fmt(ddbPer), fmt(cpu), fmt(emu), fmt(p50), fmt(p99)));
             ratios.put(e.getKey(), ratio);
             if (first.consumer().equals("poison-guard")) {
                 pgDynamo.put(e.getKey(), ddbPer);
@@ -67,7 +68,8 @@ final class BenchReport {
         }
         b.append("\nRates are messages over the first-to-last notice span; CPU is the consumer threads' CPU for the naive\n")
                 .append("consumers and the whole service process after boot for poison-guard (so it includes its scheduler,\n")
-                .append("metrics and heartbeat); latency is notice time minus the job's send time on a preloaded backlog.\n");
+                .append("metrics and heartbeat); DDBemu is the DynamoDB emulator's (dynalite, one Node.js process) CPU per message\n")
+                .append("in the same window; latency is notice time minus the job's send time on a preloaded backlog.\n");
         // The targets (issue 11): 2 DynamoDB requests per healthy message, at least 0.45 of naive throughput at
         // every concurrency, and at least 5 messages per ReceiveMessage at the highest one.
         List<String> misses = new ArrayList<>();

@@ -19,6 +19,7 @@ import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.http.apache.ApacheHttpClient;
 import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.net.URI;
@@ -40,6 +41,7 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class LedgerPartialWriteTest {
     static final List<UpdateItemRequest> sent = new CopyOnWriteArrayList<>();
+    static final List<PutItemRequest> puts = new CopyOnWriteArrayList<>();
     static DynamoDbClient dynamo;
     static Names names;
 
@@ -54,6 +56,9 @@ class LedgerPartialWriteTest {
                     public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
                         if (context.request() instanceof UpdateItemRequest u) {
                             sent.add(u);
+                        }
+                        if (context.request() instanceof PutItemRequest p) {
+                            puts.add(p);
                         }
                     }
                 })).build();
@@ -78,7 +83,9 @@ class LedgerPartialWriteTest {
         Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
         LedgerRecord started = ledger.write(LedgerRecord.fresh("job-p", "acme", "permit-report", 1, now).withAttempt(1)
                 .moveTo(JobState.ACTIVE, now).withEntry(AttemptEntry.started(1, 1, now, "w1"), 3).withLease("w1", now.plusSeconds(60)));
-        assertTrue(lastUpdate().contains("#tenant"), "the create writes every attribute: " + lastUpdate());
+        PutItemRequest create = puts.get(puts.size() - 1);
+        assertEquals("acme/job-p", create.item().get("jobId").s(), "the create puts the whole item under its tenant-scoped key");
+        assertTrue(create.item().containsKey("tenant") && create.item().containsKey("history"), create.item().keySet().toString());
 
         LedgerRecord failed = ledger.write(started.withFailureCounted(FailureClass.TRANSIENT).moveTo(JobState.RETRY_WAIT, now)
                 .withLease(null, null).withCurrentEntry(started.currentEntry()
