@@ -28,8 +28,8 @@ public record JobIdentity(String jobId, Source source) {
         return body.map(id -> new JobIdentity(id, Source.BODY)).orElseGet(() -> new JobIdentity(m.messageId(), Source.MESSAGE_ID));
     }
 
-    private static boolean usable(String id) {
-        return id.length() <= MAX_JOB_ID_LENGTH && id.chars().noneMatch(Character::isISOControl);
+    static boolean usable(String id) {
+        return !id.isBlank() && id.length() <= MAX_JOB_ID_LENGTH && id.chars().noneMatch(Character::isISOControl);
     }
 
     /** Reads only the top level of the body, stopping early; a body that is not JSON has no field. */

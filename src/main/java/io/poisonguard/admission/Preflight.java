@@ -34,15 +34,24 @@ public final class Preflight {
         Integer schema = parseInt(m.attribute(WireAttributes.SCHEMA_VERSION)).orElse(null);
         Integer attachments = parseInt(m.attribute(WireAttributes.ATTACHMENT_COUNT)).orElse(null);
         long wireBytes = utf8Length(m.body());
-        Diagnostics early = new Diagnostics(wireBytes, charsetName, transfer, null, schema, attachments);
+        // Diagnostics name the declared charset and encoding only when they look like names: a sender's text
+        // (an address, a key) put there never reaches a record.
+        Diagnostics early = new Diagnostics(wireBytes, nameOrUnrecognised(charsetName), transfer == null ? null : nameOrUnrecognised(transfer),
+                null, schema, attachments);
 
+        Optional<String> jobIdAttribute = m.attribute(WireAttributes.JOB_ID);
+        if (jobIdAttribute.isPresent() && !JobIdentity.usable(jobIdAttribute.get())) {
+            // The job is then known by its MessageId; the value is not quoted.
+            return reject("invalid-job-id", "the job-id attribute must be 1 to " + JobIdentity.MAX_JOB_ID_LENGTH
+                    + " characters without control characters", early);
+        }
         Optional<String> jobType = m.attribute(WireAttributes.JOB_TYPE);
         if (jobType.isEmpty()) {
             return reject("missing-job-type", "the job-type attribute is required", early);
         }
         Optional<Set<Integer>> known = catalog.knownVersions(jobType.get());
         if (known.isEmpty()) {
-            return reject("unknown-job-type", "no handler takes job type '" + printable(jobType.get()) + "'", early);
+            return reject("unknown-job-type", "no handler takes the job type this message names", early);
         }
         Optional<String> tenant = m.attribute(WireAttributes.TENANT);
         if (tenant.isEmpty()) {
@@ -78,7 +87,7 @@ public final class Preflight {
         try {
             charset = Charset.forName(charsetName);
         } catch (IllegalCharsetNameException | UnsupportedCharsetException e) {
-            return reject("unsupported-charset", "charset '" + printable(charsetName) + "' is not supported", early);
+            return reject("unsupported-charset", "the declared charset is not one this service decodes", early);
         }
 
         byte[] bytes;
@@ -92,7 +101,7 @@ public final class Preflight {
                 return reject("invalid-base64", "body is declared base64 but does not decode", early);
             }
         } else {
-            return reject("unsupported-transfer-encoding", "content-transfer-encoding '" + printable(transfer) + "' is not supported (only base64)", early);
+            return reject("unsupported-transfer-encoding", "the declared content-transfer-encoding is not supported (only base64)", early);
         }
         long size = bytes == null ? wireBytes : bytes.length;
         Diagnostics sized = new Diagnostics(size, charsetName, transfer, null, schema, attachments);
@@ -174,9 +183,20 @@ public final class Preflight {
         }
     }
 
-    /** Attribute values are producer input: keep them short and printable before they reach a log. */
-    private static String printable(String s) {
-        String cut = s.length() > 64 ? s.substring(0, 64) + "…" : s;
-        return cut.replaceAll("\\p{Cntrl}", "?");
+    private static final java.util.regex.Pattern JOB_TYPE_SHAPE = java.util.regex.Pattern.compile("[A-Za-z0-9][A-Za-z0-9._:-]{0,63}");
+
+    /**
+     * The job type a copy names, as records and alerts may show it: the value when it has the shape of a job
+     * type name, otherwise null (a sender's text in the attribute reaches no record).
+     */
+    public static String recordableJobType(java.util.Optional<String> declared) {
+        return declared.filter(t -> JOB_TYPE_SHAPE.matcher(t).matches()).orElse(null);
+    }
+
+    private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9._:+-]{0,39}");
+
+    /** A charset or encoding name as declared, when it has the shape of one; otherwise a fixed word. */
+    static String nameOrUnrecognised(String declared) {
+        return NAME.matcher(declared).matches() ? declared : "unrecognised";
     }
 }

@@ -172,7 +172,7 @@ public class DeadLetterIntake {
         int generation = m.attribute(WireAttributes.GENERATION).map(DeadLetterIntake::parseGeneration).orElse(1);
         Instant now = clock.instant();
         LedgerRecord current = ledger.findOwn(key).orElseGet(() -> LedgerRecord.fresh(jobId, key.tenant(),
-                m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
+                io.poisonguard.admission.Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE)), generation, now));
         LedgerRecord parked;
         switch (decisions.adopt(current, generation, m.receiveCount(), now)) {
             case Adoption.Busy busy -> {

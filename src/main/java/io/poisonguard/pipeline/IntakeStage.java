@@ -95,25 +95,18 @@ public class IntakeStage {
         // valid tenant is refused at admission, in a scope of its own).
         JobKey key = JobKey.of(m.attribute(WireAttributes.TENANT).orElse(null), id.jobId());
         Verdict verdict = preflight.check(m);
-        int generation = m.attribute(WireAttributes.GENERATION).map(IntakeStage::parseGeneration).orElse(1);
-        Optional<String> refusal = switch (verdict) {
-            case Verdict.Rejected r -> Optional.of(r.describe());
-            // A replayed copy runs only if its tenant is still authorized now (invariant 10).
-            case Verdict.Admitted a when generation > 1 -> tenants.refusal(a.tenant(), a.jobType()).map(why -> "tenant-not-authorized: " + why);
-            case Verdict.Admitted a -> Optional.empty();
-        };
+        int claimed = m.attribute(WireAttributes.GENERATION).map(IntakeStage::parseGeneration).orElse(1);
 
         // A first delivery of a first generation almost always meets no ledger record: it goes straight to
         // the conditional create (no read). If a record exists after all, the create fails its condition
         // and the next round reads and decides. Any other copy reads first.
         // While old items keyed by job id alone may exist (ledger.legacy-keys), every copy reads.
-        boolean firstDelivery = m.receiveCount() <= 1 && generation == 1 && !legacyKeys;
+        boolean firstDelivery = m.receiveCount() <= 1 && claimed == 1 && !legacyKeys;
         for (int tries = 0; tries < MAX_CONFLICTS; tries++) {
             Optional<LedgerRecord> seen = tries == 0 && firstDelivery ? Optional.empty() : ledger.find(key);
             // A record of this job id kept for another tenant (an item from before keys were scoped by tenant):
             // whose job this copy is cannot be told, so it is neither run nor dropped but quarantined.
-            Optional<String> rejection = seen.filter(r -> !key.owns(r)).isPresent()
-                    ? Optional.of(TENANT_MISMATCH + ": the ledger keeps this job id for another tenant") : refusal;
+            boolean mismatch = seen.filter(r -> !key.owns(r)).isPresent();
             seen = seen.filter(key::owns);
             boolean alone = seen.map(r -> decisions.needsIsolation(r, clock.instant())).orElse(false);
             // Wait for the lane at most half the copy's visibility: a suspect stuck behind a hung job must
@@ -133,8 +126,11 @@ public class IntakeStage {
                 // Read again only if taking the lane waited for other jobs: the record may have changed meanwhile.
                 Instant now = clock.instant();
                 Optional<LedgerRecord> known = slot.waited() ? ledger.findOwn(key) : seen;
+                int generation = honoured(claimed, known, id.jobId());
+                Optional<String> rejection = mismatch
+                        ? Optional.of(TENANT_MISMATCH + ": the ledger keeps this job id for another tenant") : refusal(verdict, generation);
                 LedgerRecord current = known.orElseGet(() -> LedgerRecord.fresh(id.jobId(), key.tenant(),
-                        m.attribute(WireAttributes.JOB_TYPE).orElse(null), generation, now));
+                        Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE)), generation, now));
                 if (decisions.needsIsolation(current, now) != alone) {
                     continue;
                 }
@@ -218,6 +214,32 @@ public class IntakeStage {
             boolean attributable = !decisions.policy().attributeCrashes() || before.currentEntry().isolated();
             metrics.crash(attributable);
         }
+    }
+
+    /** Why pre-flight or the tenant directory refuses the copy, if either does. */
+    private Optional<String> refusal(Verdict verdict, int generation) {
+        return switch (verdict) {
+            case Verdict.Rejected r -> Optional.of(r.describe());
+            // A replayed copy runs only if its tenant is still authorized now (invariant 10).
+            case Verdict.Admitted a when generation > 1 -> tenants.refusal(a.tenant(), a.jobType()).map(why -> "tenant-not-authorized: " + why);
+            case Verdict.Admitted a -> Optional.empty();
+        };
+    }
+
+    /**
+     * The generation a copy is handled as. Only a replay makes a generation above 1, and it writes the new
+     * generation to the ledger before it sends the copy: a copy claiming a generation the ledger has not
+     * reached was not sent by a replay (a sender set the attribute), and is handled as the job's current
+     * generation (1 for a job the ledger does not know), so it neither escapes a quarantine nor raises a
+     * replay's alerts.
+     */
+    private static int honoured(int claimed, Optional<LedgerRecord> known, String jobId) {
+        if (claimed <= 1 || known.map(r -> r.generation() >= claimed).orElse(false)) {
+            return claimed;
+        }
+        int current = known.map(LedgerRecord::generation).orElse(1);
+        LOG.infof("Job %s: a copy claims generation %d, which no replay made; handled as generation %d", jobId, claimed, current);
+        return current;
     }
 
     private static int parseGeneration(String s) {

@@ -14,6 +14,7 @@ import static io.poisonguard.admission.Messages.job;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 class PreflightTest {
@@ -68,7 +69,8 @@ class PreflightTest {
     void aJobTypeWithoutAHandlerIsRejected() {
         Verdict.Rejected r = rejected(job().with(WireAttributes.JOB_TYPE, "invoice"), "unknown-job-type");
 
-        assertTrue(r.detail().contains("invoice"), r.detail());
+        // Issue 12: the detail names the problem, never the sender's value.
+        assertFalse(r.detail().contains("invoice"), r.detail());
     }
 
     @Test
@@ -166,7 +168,8 @@ class PreflightTest {
                 .with(WireAttributes.CONTENT_TRANSFER_ENCODING, "base64")
                 .with(WireAttributes.CHARSET, charset), "unsupported-charset");
 
-        assertEquals(charset, r.diagnostics().charset());
+        // A name-shaped charset is kept for the diagnostics; anything else a sender put there is not.
+        assertEquals(charset.equals("utf 8!") ? "unrecognised" : charset, r.diagnostics().charset());
     }
 
     @Test
@@ -258,10 +261,10 @@ class PreflightTest {
     }
 
     @Test
-    void aLongControlLadenJobTypeIsCutAndMadePrintableInTheDetail() {
+    void aLongControlLadenJobTypeNeverReachesTheDetail() {
         Verdict.Rejected r = rejected(job().with(WireAttributes.JOB_TYPE, "evil\u0007type" + "x".repeat(100)), "unknown-job-type");
 
-        assertTrue(r.detail().contains("evil?type"), r.detail());
+        assertFalse(r.detail().contains("evil") || r.detail().contains("\u0007") || r.detail().contains("xxxx"), r.detail());
         assertTrue(r.detail().length() < 120, r.detail());
     }
 

@@ -1,5 +1,6 @@
 package io.poisonguard.chaos;
 
+import io.poisonguard.ledger.JobKey;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
@@ -10,7 +11,7 @@ import java.util.Map;
 import java.util.Set;
 import java.util.stream.Collectors;
 
-/** Whole-table reads by scan, keyed by jobId: one pass instead of a read per job. */
+/** Whole-table reads by scan, by job id: one pass instead of a read per job. */
 final class Tables {
     private Tables() {
     }
@@ -19,6 +20,7 @@ final class Tables {
     static Map<String, Map<String, String>> scan(DynamoDbClient dynamo, String table, Set<String> attributes) {
         Set<String> all = new LinkedHashSet<>();
         all.add("jobId");
+        all.add("tenant");
         all.addAll(attributes);
         Map<String, String> placeholders = new HashMap<>();
         int i = 0;
@@ -35,7 +37,8 @@ final class Tables {
             for (Map<String, AttributeValue> item : page.items()) {
                 Map<String, String> values = new HashMap<>();
                 item.forEach((k, v) -> values.put(k, v.s() != null ? v.s() : v.n()));
-                out.put(item.get("jobId").s(), values);
+                // Items are keyed by <tenant>/<job id>: the map is by job id (a chaos run uses one tenant).
+                out.put(JobKey.jobIdOf(item.get("jobId").s(), values.get("tenant")), values);
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
