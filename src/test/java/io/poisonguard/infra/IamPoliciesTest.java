@@ -219,6 +219,12 @@ class IamPoliciesTest {
                 }
             }
         }
+        // Issue 12, item 7: a receive on the DLQ is an unaudited payload read, and the copies it hides make a
+        // concurrent replay answer CONFLICT. Operators read payloads only through the audited API.
+        Grant peek = new Grant("sqs:ReceiveMessage", id(names.deadLetterQueue()));
+        if (allows.contains(peek) || !denies.contains(peek)) {
+            problems.add("OperatorPolicy does not deny sqs:ReceiveMessage on " + id(names.deadLetterQueue()));
+        }
         for (String queue : List.of(names.jobsQueue(), names.deadLetterQueue())) {
             for (String action : QUEUE_DESTRUCTION) {
                 if (!denies.contains(new Grant(action, id(queue)))) {
