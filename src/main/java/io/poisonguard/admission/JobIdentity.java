@@ -16,7 +16,7 @@ public record JobIdentity(String jobId, Source source) {
     /** Where the identity was found. */
     public enum Source { ATTRIBUTE, BODY, MESSAGE_ID }
 
-    static final int MAX_JOB_ID_LENGTH = 256;
+    public static final int MAX_JOB_ID_LENGTH = 256;
     private static final JsonFactory JSON = new JsonFactory();
 
     public static JobIdentity of(InboundMessage m) {
@@ -28,8 +28,8 @@ public record JobIdentity(String jobId, Source source) {
         return body.map(id -> new JobIdentity(id, Source.BODY)).orElseGet(() -> new JobIdentity(m.messageId(), Source.MESSAGE_ID));
     }
 
-    static boolean usable(String id) {
-        return !id.isBlank() && id.length() <= MAX_JOB_ID_LENGTH && id.chars().noneMatch(Character::isISOControl);
+    public static boolean usable(String id) {
+        return id != null && !id.isBlank() && id.length() <= MAX_JOB_ID_LENGTH && id.chars().noneMatch(Character::isISOControl);
     }
 
     /** Reads only the top level of the body, stopping early; a body that is not JSON has no field. */

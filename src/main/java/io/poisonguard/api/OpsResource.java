@@ -98,10 +98,9 @@ public class OpsResource {
      * record for the job id. Two tenants' jobs may share an id: then the tenant must be named.
      */
     private JobKey keyOf(String jobId, String tenant) {
+        requireJobId(jobId);
         if (tenant != null && !tenant.isEmpty()) {
-            if (!JobKey.validTenant(tenant)) {
-                throw Problem.badRequest("tenant must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
-            }
+            requireTenant(tenant);
             return new JobKey(tenant, jobId);
         }
         List<JobKey> keys = quarantine.keysOf(jobId, clock.instant());
@@ -115,6 +114,9 @@ public class OpsResource {
         throw new Problem(409, "Ambiguous job id", "job id " + jobId + " is quarantined for " + keys.size() + " tenants ("
                 + String.join(", ", keys.stream().map(k -> String.valueOf(k.tenant())).toList()) + "); name one with ?tenant=", jobId);
     }
+
+    /** More job types than this on one tenant would outgrow its directory item. */
+    static final int MAX_TENANT_JOB_TYPES = 200;
 
     @GET
     @Path("jobs/{jobId}")
@@ -225,6 +227,9 @@ public class OpsResource {
         if (limit < 1 || limit > 1000) {
             throw Problem.badRequest("limit must be between 1 and 1000");
         }
+        if (jobId != null && jobId.length() > 400) {
+            throw Problem.badRequest("jobId is too long");
+        }
         return jobId == null ? audit.recent(limit) : audit.forJob(jobId, limit);
     }
 
@@ -232,6 +237,7 @@ public class OpsResource {
     @Path("tenants/{tenant}")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR, Roles.ADMIN})
     public Tenant tenant(@PathParam("tenant") String tenant) {
+        requireTenant(tenant);
         return tenants.find(tenant).orElseThrow(() -> new Problem(404, "Not found", "tenant " + tenant + " is not in the directory", null));
     }
 
@@ -241,6 +247,14 @@ public class OpsResource {
     public Tenant putTenant(@PathParam("tenant") String tenant, TenantRequest request) {
         if (request == null || request.status() == null) {
             throw Problem.badRequest("status (ACTIVE or SUSPENDED) is required");
+        }
+        requireTenant(tenant);
+        Set<String> jobTypes = request.jobTypes() == null ? Set.of() : request.jobTypes();
+        if (jobTypes.size() > MAX_TENANT_JOB_TYPES) {
+            throw Problem.badRequest("a tenant may name at most " + MAX_TENANT_JOB_TYPES + " job types");
+        }
+        if (jobTypes.stream().anyMatch(jt -> jt == null || io.poisonguard.admission.Preflight.recordableJobType(Optional.of(jt)) == null)) {
+            throw Problem.badRequest("job types are 1 to 64 letters, digits, '.', '_', ':' or '-', starting with a letter or digit");
         }
         String reason = requireReason(request.reason());
         Tenant t = new Tenant(tenant, enumOf(TenantStatus.class, request.status(), "status"),
@@ -294,8 +308,28 @@ public class OpsResource {
         return b;
     }
 
+    /**
+     * Who is acting, as audit entries and logs show it: the token's principal with control characters
+     * replaced (a newline in {@code sub} must not forge a log line) and cut to 128 characters.
+     */
     private String actor() {
-        return identity.getPrincipal().getName();
+        String name = identity.getPrincipal().getName();
+        String printable = name == null ? "unknown" : name.replaceAll("\\p{Cntrl}", "?");
+        return printable.length() > 128 ? printable.substring(0, 128) + "…" : printable;
+    }
+
+    /** A job id in a path: what admission accepts as one, or 400. */
+    private static void requireJobId(String jobId) {
+        if (!io.poisonguard.admission.JobIdentity.usable(jobId)) {
+            throw Problem.badRequest("a job id is 1 to " + io.poisonguard.admission.JobIdentity.MAX_JOB_ID_LENGTH
+                    + " characters without control characters");
+        }
+    }
+
+    private static void requireTenant(String tenant) {
+        if (!JobKey.validTenant(tenant)) {
+            throw Problem.badRequest("tenant must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+        }
     }
 
     private void requireOperator() {

@@ -130,6 +130,19 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     @Override
     public QuarantinePage list(QuarantineQuery q, Instant now) {
+        try {
+            return listPages(q, now);
+        } catch (software.amazon.awssdk.services.dynamodb.model.DynamoDbException e) {
+            // A cursor that decodes but is not a key of this table or index (tampered, or from another
+            // filter) is refused by DynamoDB: a client error, not a server one.
+            if (q.cursor().isPresent() && e.statusCode() == 400) {
+                throw new IllegalArgumentException("cursor is not valid for this listing");
+            }
+            throw e;
+        }
+    }
+
+    private QuarantinePage listPages(QuarantineQuery q, Instant now) {
         Map<String, AttributeValue> start = q.cursor().map(Cursors::decode).orElse(null);
         List<QuarantineRecord> out = new ArrayList<>();
         Map<String, AttributeValue> last;
