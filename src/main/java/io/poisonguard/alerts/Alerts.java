@@ -4,6 +4,8 @@ import com.fasterxml.jackson.databind.ObjectMapper;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.failure.Scrubber;
 import io.poisonguard.ledger.LedgerRecord;
+import io.micrometer.core.instrument.Counter;
+import io.micrometer.core.instrument.MeterRegistry;
 import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import org.jboss.logging.Logger;
@@ -14,18 +16,24 @@ import java.util.List;
 
 /**
  * Sends alerts through every configured notifier: the structured log always, a webhook and SNS
- * when configured. Delivery runs off the job's thread and never fails the job: a notifier that
- * fails is logged (a quarantine is durable whether or not anyone was told).
+ * when configured. Delivery runs off the job's thread, bounded per notifier ({@link AlertDispatch}), and
+ * never fails the job: a notifier that fails is logged, one that falls behind has alerts dropped and
+ * counted (a quarantine is durable whether or not anyone was told).
  */
 @ApplicationScoped
 public class Alerts {
     private static final Logger LOG = Logger.getLogger(Alerts.class);
 
+    /** Sends to one notifier at once, and alerts waiting per notifier, before new ones are dropped and counted. */
+    static final int WORKERS = 2;
+    static final int CAPACITY = 1_000;
+
     private final List<Notifier> notifiers = new ArrayList<>();
+    private final List<AlertDispatch> dispatches = new ArrayList<>();
     private final String operatorUrl;
     private final Clock clock;
 
-    public Alerts(PoisonGuardConfig config, ObjectMapper json, Clock clock) {
+    public Alerts(PoisonGuardConfig config, ObjectMapper json, Clock clock, MeterRegistry registry) {
         this.clock = clock;
         this.operatorUrl = config.alerts().operatorUrl().replaceAll("/+$", "");
         notifiers.add(new LogNotifier(json));
@@ -33,6 +41,11 @@ public class Alerts {
         webhook.url().ifPresent(u -> notifiers.add(new WebhookNotifier(u, webhook.timeout(), json)));
         PoisonGuardConfig.Alerts.Sns sns = config.alerts().sns();
         sns.topicArn().ifPresent(arn -> notifiers.add(new SnsNotifier(arn, sns.region(), sns.endpointOverride(), json)));
+        for (Notifier n : notifiers) {
+            Counter dropped = Counter.builder("poison.guard.alerts.dropped").description("Alerts dropped because their notifier's queue was full")
+                    .tag("notifier", n.name()).register(registry);
+            dispatches.add(new AlertDispatch(n, WORKERS, CAPACITY, name -> dropped.increment()));
+        }
     }
 
     public List<String> notifiers() {
@@ -70,23 +83,12 @@ public class Alerts {
     }
 
     private void publish(Alert alert) {
-        for (Notifier n : notifiers) {
-            Thread.ofVirtual().name("alert-" + n.name()).start(() -> {
-                try {
-                    n.send(alert);
-                } catch (Exception e) {
-                    if (e instanceof InterruptedException) {
-                        Thread.currentThread().interrupt();
-                    }
-                    LOG.warnf("The %s notifier failed to deliver %s for job %s: %s: %s", n.name(), alert.event(), alert.jobId(),
-                            e.getClass().getSimpleName(), Scrubber.scrub(e.getMessage(), 300));
-                }
-            });
-        }
+        dispatches.forEach(d -> d.offer(alert));
     }
 
     @PreDestroy
     void close() {
+        dispatches.forEach(AlertDispatch::close);
         notifiers.stream().filter(n -> n instanceof AutoCloseable).forEach(n -> {
             try {
                 ((AutoCloseable) n).close();

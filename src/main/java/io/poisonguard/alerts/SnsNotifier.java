@@ -36,7 +36,7 @@ final class SnsNotifier implements Notifier, AutoCloseable {
         String subject = "poison-guard: " + alert.event() + (alert.jobId() == null ? "" : " " + alert.jobId());
         String message = json.writeValueAsString(alert);
         sns.publish(p -> p.topicArn(topicArn)
-                .subject(subject.length() > 100 ? subject.substring(0, 100) : subject)
+                .subject(subject(subject))
                 .message(message)
                 .messageAttributes(Map.of(
                         "job-id", MessageAttributeValue.builder().dataType("String").stringValue(alert.jobId() == null ? "-" : alert.jobId()).build(),
@@ -47,5 +47,11 @@ final class SnsNotifier implements Notifier, AutoCloseable {
     @Override
     public void close() {
         sns.close();
+    }
+
+    /** What SNS takes as a subject: printable ASCII, under 100 characters. */
+    static String subject(String text) {
+        String ascii = text.replaceAll("[^\\x20-\\x7E]", "?");
+        return ascii.length() > 99 ? ascii.substring(0, 98) + "~" : ascii;
     }
 }

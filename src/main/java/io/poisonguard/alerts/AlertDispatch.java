@@ -1,0 +1,65 @@
+package io.poisonguard.alerts;
+
+import io.poisonguard.failure.Scrubber;
+import org.jboss.logging.Logger;
+
+import java.util.concurrent.ArrayBlockingQueue;
+import java.util.concurrent.RejectedExecutionException;
+import java.util.concurrent.ThreadPoolExecutor;
+import java.util.concurrent.TimeUnit;
+
+/**
+ * Delivery to one notifier, off the job's thread, with bounded resources: at most {@code workers} sends at
+ * once and {@code capacity} alerts waiting. An alert that finds the queue full (the notifier is down or
+ * slow and a quarantine storm is on) is dropped and counted, never queued without bound: the quarantine
+ * itself is durable whether or not anyone was told, and the drop counter is what the alert rules watch.
+ */
+final class AlertDispatch implements AutoCloseable {
+    private static final Logger LOG = Logger.getLogger(AlertDispatch.class);
+
+    /** Called for each alert dropped because the queue was full. */
+    interface DropCounter {
+        void dropped(String notifier);
+    }
+
+    private final Notifier notifier;
+    private final ThreadPoolExecutor executor;
+    private final DropCounter drops;
+
+    AlertDispatch(Notifier notifier, int workers, int capacity, DropCounter drops) {
+        this.notifier = notifier;
+        this.drops = drops;
+        this.executor = new ThreadPoolExecutor(workers, workers, 0, TimeUnit.SECONDS, new ArrayBlockingQueue<>(capacity),
+                Thread.ofVirtual().name("alert-" + notifier.name() + "-", 0).factory(), new ThreadPoolExecutor.AbortPolicy());
+    }
+
+    /** Queues the alert for delivery; false when it was dropped. */
+    boolean offer(Alert alert) {
+        try {
+            executor.execute(() -> deliver(alert));
+            return true;
+        } catch (RejectedExecutionException full) {
+            drops.dropped(notifier.name());
+            LOG.warnf("The %s notifier is behind; dropped %s for job %s (counted in poison_guard_alerts_dropped_total)",
+                    notifier.name(), alert.event(), alert.jobId());
+            return false;
+        }
+    }
+
+    private void deliver(Alert alert) {
+        try {
+            notifier.send(alert);
+        } catch (Exception e) {
+            if (e instanceof InterruptedException) {
+                Thread.currentThread().interrupt();
+            }
+            LOG.warnf("The %s notifier failed to deliver %s for job %s: %s: %s", notifier.name(), alert.event(), alert.jobId(),
+                    e.getClass().getSimpleName(), Scrubber.scrub(e.getMessage(), 300));
+        }
+    }
+
+    @Override
+    public void close() {
+        executor.shutdown();
+    }
+}
