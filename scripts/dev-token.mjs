@@ -40,6 +40,6 @@ if (!existsSync(priv)) {
 const b64 = (o) => Buffer.from(typeof o === 'string' ? o : JSON.stringify(o)).toString('base64url');
 const now = Math.floor(Date.now() / 1000);
 const head = b64({ alg: 'RS256', typ: 'JWT' });
-const body = b64({ iss: 'poison-guard', sub, upn: sub, groups: roles, iat: now, exp: now + hours * 3600 });
+const body = b64({ iss: 'poison-guard', aud: 'poison-guard', sub, upn: sub, groups: roles, iat: now, exp: now + hours * 3600 });
 const signature = sign('RSA-SHA256', Buffer.from(`${head}.${body}`), readFileSync(priv)).toString('base64url');
 console.log(`${head}.${body}.${signature}`);

@@ -39,6 +39,23 @@ public interface PoisonGuardConfig {
 
     Alerts alerts();
 
+    Tokens tokens();
+
+    /** What an operator API token must carry besides a valid signature and issuer (mp.jwt.verify.*). */
+    interface Tokens {
+        /** The audience ({@code aud}) a token must name: a token minted for another service is refused. */
+        @WithDefault("poison-guard")
+        String audience();
+
+        /** The longest a token may be valid ({@code exp} minus {@code iat}): a token minted for a year is refused. */
+        @WithDefault("12h")
+        Duration maxLifetime();
+
+        /** How far in the future an {@code iat} may lie (clocks differ). */
+        @WithDefault("60s")
+        Duration clockSkew();
+    }
+
     Monitoring monitoring();
 
     Attempt attempt();

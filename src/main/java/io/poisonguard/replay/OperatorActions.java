@@ -259,7 +259,7 @@ public class OperatorActions {
             record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
             return failed;
         }
-        forget(key, replaying.generation());
+        forgetLater(key, replaying.generation());
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
         record(AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(), attempt);
@@ -272,6 +272,22 @@ public class OperatorActions {
      * failed and been quarantined again, and its new vault entry and DLQ copy must stay.
      */
     private int forget(JobKey key, int below) {
+        discardKept(key, below);
+        return sweepCopies(key, below);
+    }
+
+    private void discardKept(JobKey key, int below) {
+        try {
+            vault.discard(key, below);
+        } catch (RuntimeException e) {
+            // The entry expires with the quarantine record; until then a replay or view finds an older generation.
+            LOG.warnf("Job %s: forgetting its kept payload failed (%s); it expires with its record", key.jobId(),
+                    e.getClass().getSimpleName());
+        }
+    }
+
+    /** Deletes the DLQ copies of generations below {@code below}; how many it deleted. */
+    private int sweepCopies(JobKey key, int below) {
         String jobId = key.jobId();
         int deleted = 0;
         try {
@@ -288,7 +304,6 @@ public class OperatorActions {
                 }
                 Thread.sleep(FORGET_PAUSE.toMillis());
             }
-            vault.discard(key, below);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
         } catch (RuntimeException e) {
@@ -299,7 +314,17 @@ public class OperatorActions {
         return deleted;
     }
 
-    private static int generationOf(ArchivedMessage copy) {
+    /**
+     * {@link #forget} after a replay from the vault: the kept payload goes at once; the payload is already on
+     * its way, so the operator is answered then and the dead-letter copies are looked for in the background (in a deep DLQ that is
+     * several full scans; a copy missed expires with its retention and is dropped as stale meanwhile).
+     */
+    private void forgetLater(JobKey key, int below) {
+        discardKept(key, below);
+        Thread.ofVirtual().name("forget-" + key.jobId()).start(() -> sweepCopies(key, below));
+    }
+
+        private static int generationOf(ArchivedMessage copy) {
         MessageAttribute g = copy.attributes().get(WireAttributes.GENERATION);
         try {
             return g == null || g.stringValue() == null ? 1 : Integer.parseInt(g.stringValue().trim());

@@ -84,6 +84,23 @@ class HostileRequestsTest extends FlowTest {
     }
 
     @Test
+    void tokensWithoutThisAudienceIssuedInTheFutureOrTooLongLivedAreUnauthenticated() {
+        long now = java.time.Instant.now().getEpochSecond();
+        String noAudience = io.smallrye.jwt.build.Jwt.issuer("poison-guard").subject("mal").upn("mal")
+                .groups(java.util.Set.of("operator")).expiresIn(600).sign();
+        String otherAudience = io.smallrye.jwt.build.Jwt.issuer("poison-guard").audience("billing").subject("mal").upn("mal")
+                .groups(java.util.Set.of("operator")).expiresIn(600).sign();
+        String future = io.smallrye.jwt.build.Jwt.issuer("poison-guard").audience("poison-guard").subject("mal").upn("mal")
+                .groups(java.util.Set.of("operator")).issuedAt(now + 3_600).expiresAt(now + 4_000).sign();
+        String forAYear = io.smallrye.jwt.build.Jwt.issuer("poison-guard").audience("poison-guard").subject("mal").upn("mal")
+                .groups(java.util.Set.of("operator")).issuedAt(now).expiresAt(now + 365L * 86_400).sign();
+        for (String token : List.of(noAudience, otherAudience, future, forAYear)) {
+            given().auth().oauth2(token).get("/ops/quarantine").then().statusCode(401);
+        }
+        given().auth().oauth2(operator).get("/ops/quarantine").then().statusCode(200);
+    }
+
+    @Test
     void aNewlineInTheTokenSubjectDoesNotForgeAnAuditLine() {
         String forger = Tokens.of("eve\n2026-12-01 INFO [io.poisonguard] forged", "admin");
         given().auth().oauth2(forger).contentType(ContentType.JSON)

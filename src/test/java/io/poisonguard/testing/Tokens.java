@@ -10,6 +10,6 @@ public final class Tokens {
     }
 
     public static String of(String subject, String... roles) {
-        return Jwt.issuer("poison-guard").upn(subject).subject(subject).groups(Set.of(roles)).expiresIn(600).sign();
+        return Jwt.issuer("poison-guard").audience("poison-guard").upn(subject).subject(subject).groups(Set.of(roles)).expiresIn(600).sign();
     }
 }
