@@ -55,7 +55,8 @@ const results = {};
 const deadline = Date.now() + 120_000;
 while (Date.now() < deadline) {
   for (const id of Object.keys(what)) {
-    const res = await fetch(`${serviceUrl}/ops/jobs/${encodeURIComponent(id)}`, auth);
+    // A job is its tenant's: the ledger view names the tenant.
+    const res = await fetch(`${serviceUrl}/ops/jobs/${encodeURIComponent(id)}?tenant=tenant-demo`, auth);
     if (res.ok) results[id] = await res.json();
   }
   if (Object.keys(what).every((id) => results[id] && final.has(results[id].state))) break;
