@@ -59,7 +59,7 @@ public final class Preflight {
         }
         if (!io.poisonguard.ledger.JobKey.validTenant(tenant.get())) {
             // The value is not quoted: it may be anything a sender put there.
-            return reject("invalid-tenant", "the tenant attribute must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit", early);
+            return reject("invalid-tenant", "the tenant attribute must be " + io.poisonguard.ledger.JobKey.TENANT_RULE, early);
         }
         if (m.attribute(WireAttributes.SCHEMA_VERSION).isEmpty()) {
             return reject("missing-schema-version", "the schema-version attribute is required", early);

@@ -328,7 +328,7 @@ public class OpsResource {
 
     private static void requireTenant(String tenant) {
         if (!JobKey.validTenant(tenant)) {
-            throw Problem.badRequest("tenant must be 1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit");
+            throw Problem.badRequest("tenant must be " + JobKey.TENANT_RULE);
         }
     }
 

@@ -300,7 +300,7 @@ public final class DynamoLedgerStore implements LedgerStore {
         String qc = Attrs.str(item, "quarantineClass");
         String tenant = Attrs.str(item, "tenant");
         return new LedgerRecord(
-                JobKey.jobIdOf(Attrs.str(item, KEY), tenant),
+                JobKey.fromStorage(Attrs.str(item, KEY), tenant).jobId(),
                 tenant,
                 Attrs.str(item, "jobType"),
                 state == null ? null : JobState.valueOf(state),

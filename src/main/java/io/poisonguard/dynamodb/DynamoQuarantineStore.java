@@ -276,9 +276,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     /** The job key of a stored item: a key without a tenant part is the key of a copy that named no valid tenant. */
     private static JobKey keyOf(Map<String, AttributeValue> item) {
-        String storage = Attrs.str(item, KEY);
-        String jobId = JobKey.jobIdOf(storage, Attrs.str(item, "tenant"));
-        return storage.charAt(0) == JobKey.SEPARATOR ? new JobKey(null, jobId) : JobKey.of(Attrs.str(item, "tenant"), jobId);
+        return JobKey.fromStorage(Attrs.str(item, KEY), Attrs.str(item, "tenant"));
     }
 
     static Map<String, AttributeValue> encode(QuarantineRecord r) {
@@ -362,7 +360,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         Diagnostics d = new Diagnostics(Attrs.lng(m, "sizeBytes", 0), Attrs.str(m, "charset"), Attrs.str(m, "transferEncoding"),
                 Attrs.integer(m, "tokenEstimate"), Attrs.integer(m, "schemaVersion"), Attrs.integer(m, "attachmentCount"));
         return new QuarantineRecord(
-                JobKey.jobIdOf(Attrs.str(m, KEY), Attrs.str(m, "tenant")),
+                JobKey.fromStorage(Attrs.str(m, KEY), Attrs.str(m, "tenant")).jobId(),
                 Attrs.str(m, "tenant"),
                 Attrs.str(m, "jobType"),
                 Attrs.integer(m, "generation"),

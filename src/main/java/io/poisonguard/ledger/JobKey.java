@@ -15,6 +15,8 @@ public record JobKey(String tenant, String jobId) {
     /** What a tenant name may be: a letter or digit, then letters, digits, {@code .}, {@code _} or {@code -}; 64 at most. */
     private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     public static final char SEPARATOR = '/';
+    /** {@link #validTenant}'s rule in words, for the errors that refuse a tenant. */
+    public static final String TENANT_RULE = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
 
     public JobKey {
         Objects.requireNonNull(jobId, "jobId");
@@ -46,13 +48,19 @@ public record JobKey(String tenant, String jobId) {
         return Objects.equals(tenant, validTenant(r.tenant()) ? r.tenant() : null) && jobId.equals(r.jobId());
     }
 
-    /** The job id out of a stored key: everything after the tenant's separator; a key from before scoping is the job id itself. */
-    public static String jobIdOf(String storage, String tenant) {
-        String scope = (validTenant(tenant) ? tenant : "") + SEPARATOR;
-        if (storage.startsWith(scope)) {
-            return storage.substring(scope.length());
+    /**
+     * The key a stored item is under, from its key string and its {@code tenant} attribute: {@code <tenant>/<id>},
+     * {@code /<id>} for a copy that named no valid tenant, or (an item from before scoping) the bare job id.
+     */
+    public static JobKey fromStorage(String storage, String tenantAttribute) {
+        String scope = (validTenant(tenantAttribute) ? tenantAttribute : "") + SEPARATOR;
+        if (validTenant(tenantAttribute) && storage.startsWith(scope)) {
+            return new JobKey(tenantAttribute, storage.substring(scope.length()));
         }
-        return storage.charAt(0) == SEPARATOR ? storage.substring(1) : storage;
+        if (storage.charAt(0) == SEPARATOR) {
+            return new JobKey(null, storage.substring(1));
+        }
+        return of(tenantAttribute, storage);
     }
 
     @Override

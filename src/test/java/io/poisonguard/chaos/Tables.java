@@ -38,7 +38,7 @@ final class Tables {
                 Map<String, String> values = new HashMap<>();
                 item.forEach((k, v) -> values.put(k, v.s() != null ? v.s() : v.n()));
                 // Items are keyed by <tenant>/<job id>: the map is by job id (a chaos run uses one tenant).
-                out.put(JobKey.jobIdOf(item.get("jobId").s(), values.get("tenant")), values);
+                out.put(JobKey.fromStorage(item.get("jobId").s(), values.get("tenant")).jobId(), values);
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);

@@ -232,7 +232,7 @@ class CrashAttributionIT {
             page.items().forEach(i -> {
                 AttributeValue failures = i.get("failures");
                 AttributeValue crash = failures == null || !failures.hasM() ? null : failures.m().get(FailureClass.CRASH.name());
-                out.put(JobKey.jobIdOf(i.get("jobId").s(), "tenant-c"), new Entry(i.containsKey("state") ? i.get("state").s() : "",
+                out.put(JobKey.fromStorage(i.get("jobId").s(), "tenant-c").jobId(), new Entry(i.containsKey("state") ? i.get("state").s() : "",
                         crash == null ? 0 : Integer.parseInt(crash.n())));
             });
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;

@@ -80,9 +80,7 @@ class DeadLetterIntakeTest extends FlowTest {
     }
 
     private void tenant(String tenant) {
-        given().auth().oauth2(admin).contentType(ContentType.JSON)
-                .body(Map.of("status", "ACTIVE", "jobTypes", List.of("permit-report"), "reason", "test setup"))
-                .put("/ops/tenants/" + tenant).then().statusCode(200);
+        registerTenant(tenant, "ACTIVE", "permit-report");
     }
 
     /** Replays through the API, asking again while the guard answers "try again" (a DLQ scan may hold the copy briefly). */

@@ -38,15 +38,22 @@ abstract class FlowTest {
             var from = start;
             var page = dynamo.scan(b -> b.tableName(names.ledgerTable()).projectionExpression("jobId, tenant").exclusiveStartKey(from));
             for (var item : page.items()) {
-                String stored = item.get("jobId").s();
-                if (stored.endsWith(JobKey.SEPARATOR + jobId)) {
-                    return stored.charAt(0) == JobKey.SEPARATOR ? new JobKey(null, jobId)
-                            : new JobKey(stored.substring(0, stored.length() - jobId.length() - 1), jobId);
+                JobKey stored = JobKey.fromStorage(item.get("jobId").s(), item.containsKey("tenant") ? item.get("tenant").s() : null);
+                if (stored.jobId().equals(jobId)) {
+                    return stored;
                 }
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
         return new JobKey(null, jobId);
+    }
+
+    /** Puts {@code tenant} in the tenant directory (as an admin would), allowed to run {@code jobTypes}. */
+    void registerTenant(String tenant, String status, String... jobTypes) {
+        io.restassured.RestAssured.given().auth().oauth2(io.poisonguard.testing.Tokens.of("ada", "admin"))
+                .contentType(io.restassured.http.ContentType.JSON)
+                .body(java.util.Map.of("status", status, "jobTypes", java.util.List.of(jobTypes), "reason", "test setup"))
+                .put("/ops/tenants/" + tenant).then().statusCode(200);
     }
 
     /** The job's ledger state, or null when it has no record yet. */

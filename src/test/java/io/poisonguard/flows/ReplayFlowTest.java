@@ -92,9 +92,7 @@ class ReplayFlowTest extends FlowTest {
     }
 
     private void tenant(String tenant, String status, String... jobTypes) {
-        given().auth().oauth2(admin).contentType(ContentType.JSON)
-                .body(Map.of("status", status, "jobTypes", List.of(jobTypes), "reason", "test setup"))
-                .put("/ops/tenants/" + tenant).then().statusCode(200);
+        registerTenant(tenant, status, jobTypes);
     }
 
     /** Sends a release-27 job and waits until its quarantine is complete (DLQ copy sent, source deleted). */

@@ -56,7 +56,6 @@ class TenantIdentityTest extends FlowTest {
     PermitReportHandler handler;
 
     final String operator = Tokens.of("olga", "operator");
-    final String admin = Tokens.of("ada", "admin");
 
     @AfterEach
     void tearDown() {
@@ -74,12 +73,6 @@ class TenantIdentityTest extends FlowTest {
 
     private List<Message> notices(String jobId) {
         return queues().drain(names.noticesQueue()).stream().filter(m -> jobId.equals(Queues.attr(m, "job-id"))).toList();
-    }
-
-    private void authorize(String tenant) {
-        given().auth().oauth2(admin).contentType(ContentType.JSON)
-                .body(Map.of("status", "ACTIVE", "jobTypes", List.of("permit-report"), "reason", "test setup"))
-                .put("/ops/tenants/" + tenant).then().statusCode(200);
     }
 
     @Test
@@ -103,8 +96,8 @@ class TenantIdentityTest extends FlowTest {
     void oneTenantsQuarantineNeitherParksNorNamesAnotherTenantsJob() {
         JobKey a = new JobKey("tenant-a", "shared-2");
         JobKey b = new JobKey("tenant-b", "shared-2");
-        authorize("tenant-a");
-        authorize("tenant-b");
+        registerTenant("tenant-a", "ACTIVE", "permit-report");
+        registerTenant("tenant-b", "ACTIVE", "permit-report");
         send(a, true);
         await().atMost(Duration.ofSeconds(30)).until(() -> stateOf(a) == JobState.QUARANTINED && quarantine.find(a).isPresent());
         send(b, false);
