@@ -3,7 +3,8 @@
 //
 //   node scripts/replay.mjs --url URL --reason "why this is safe" --job JOB_ID [--tenant T] [--execute]
 //     (--tenant names whose job it is when two tenants' quarantined jobs share the id)
-//   node scripts/replay.mjs --url URL --reason "..." --failure-class PERMANENT [--tenant T] [--job-type J] [--limit N] [--execute]
+//   node scripts/replay.mjs --url URL --reason "..." --failure-class PERMANENT --tenant T [--job-type J] [--limit N] [--execute]
+//     (a bulk replay covers one tenant and one failure class: its canary answers for exactly those)
 //
 // The token comes from --token or PG_TOKEN (an operator token to execute; a viewer token can dry-run).
 const args = process.argv.slice(2);
@@ -19,7 +20,7 @@ const token = opt.token || process.env.PG_TOKEN;
 const fail = (msg, code = 2) => { console.error(msg); process.exit(code); };
 if (!opt.reason || !opt.reason.trim()) fail('--reason is required: say why replaying is safe now (it goes into the audit trail)');
 if (!token) fail('a token is required: --token or PG_TOKEN (see scripts/dev-token.mjs for local ones)');
-if (!opt.job && !opt['failure-class'] && !opt.tenant && !opt['job-type']) fail('say what to replay: --job, or a filter (--failure-class, --tenant, --job-type)');
+if (!opt.job && (!opt['failure-class'] || !opt.tenant)) fail('say what to replay: --job, or a bulk filter of --failure-class and --tenant (with --job-type if you like)');
 
 async function call(method, path, body) {
   const res = await fetch(url + path, {

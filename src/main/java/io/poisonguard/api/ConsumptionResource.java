@@ -76,7 +76,7 @@ public class ConsumptionResource {
         String actor = identity.getPrincipal().getName();
         String signature = guard.trip().map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
         boolean wasTripped = guard.resume(actor);
-        audit.append(new AuditEntry(AUDIT_KEY, clock.instant(), actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
+        audit.append(new AuditEntry(AUDIT_KEY, null, clock.instant(), actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
                 null, null, wasTripped ? "RESUMED" : "NOT_TRIPPED", signature));
         Map<String, Object> b = state();
         b.put("resumed", wasTripped);

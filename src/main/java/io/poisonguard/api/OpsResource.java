@@ -3,6 +3,7 @@ package io.poisonguard.api;
 import io.poisonguard.audit.AuditAction;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
+import io.poisonguard.audit.AuditPage;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.LedgerRecord;
@@ -94,25 +95,64 @@ public class OpsResource {
     }
 
     /**
-     * The job an operator names: {@code ?tenant=} when given; otherwise the one tenant with a live quarantine
-     * record for the job id. Two tenants' jobs may share an id: then the tenant must be named.
+     * The job an operator names: {@code ?tenant=} when given (it must be one of the token's tenants, else
+     * 403); otherwise the one tenant of the token's with a live quarantine record for the job id, or the
+     * token's only tenant. Two tenants' jobs may share an id: then the tenant must be named. Another tenant's
+     * job is invisible: it answers as if it did not exist.
      */
     private JobKey keyOf(String jobId, String tenant) {
         requireJobId(jobId);
+        TenantScope scope = scope();
         if (tenant != null && !tenant.isEmpty()) {
-            requireTenant(tenant);
-            return new JobKey(tenant, jobId);
+            return new JobKey(inScope(tenant), jobId);
         }
-        List<JobKey> keys = quarantine.keysOf(jobId, clock.instant());
+        List<JobKey> keys = quarantine.keysOf(jobId, clock.instant()).stream().filter(k -> scope.permits(k.tenant())).toList();
         if (keys.size() == 1) {
             return keys.get(0);
         }
         if (keys.isEmpty()) {
+            if (scope.single().isPresent()) {
+                return new JobKey(scope.single().get(), jobId);
+            }
             throw new Problem(404, "Not found", "no live quarantine record for job " + jobId
                     + " (for a job that was never quarantined, name its tenant with ?tenant=)", jobId);
         }
         throw new Problem(409, "Ambiguous job id", "job id " + jobId + " is quarantined for " + keys.size() + " tenants ("
                 + String.join(", ", keys.stream().map(k -> String.valueOf(k.tenant())).toList()) + "); name one with ?tenant=", jobId);
+    }
+
+    /** The tenants the caller's token covers (its {@code tenants} claim, which {@link TokenPolicy} requires). */
+    private TenantScope scope() {
+        if (identity.getPrincipal() instanceof org.eclipse.microprofile.jwt.JsonWebToken jwt) {
+            return TenantScope.parse(TokenPolicy.claimValue(jwt.getClaim(TenantScope.CLAIM)), new StringBuilder())
+                    .orElse(new TenantScope(false, Set.of()));
+        }
+        return new TenantScope(false, Set.of());
+    }
+
+    /** A tenant the caller names: well formed (else 400) and one of the token's (else 403). */
+    private String inScope(String tenant) {
+        requireTenant(tenant);
+        if (!scope().permits(tenant)) {
+            throw new Problem(403, "Forbidden", "this token's tenants claim does not cover tenant " + tenant, null);
+        }
+        return tenant;
+    }
+
+    /**
+     * The tenant a listing is narrowed to: the one named; else none for a token that covers every tenant;
+     * else the token's only tenant; a token of several tenants must name one (400).
+     */
+    private Optional<String> listingTenant(String tenant) {
+        if (tenant != null && !tenant.isEmpty()) {
+            return Optional.of(inScope(tenant));
+        }
+        TenantScope scope = scope();
+        if (scope.everyTenant()) {
+            return Optional.empty();
+        }
+        return Optional.of(scope.single().orElseThrow(() -> Problem.badRequest("name a tenant with ?tenant= (this token covers "
+                + scope.tenants().size() + " tenants: " + scope + ")")));
     }
 
     /** More job types than this on one tenant would outgrow its directory item. */
@@ -137,7 +177,7 @@ public class OpsResource {
         }
         Optional<QuarantineStatus> st = status.equalsIgnoreCase("any") ? Optional.empty() : Optional.of(enumOf(QuarantineStatus.class, status, "status"));
         try {
-            return quarantine.list(new QuarantineQuery(Optional.ofNullable(failureClass).map(c -> failureClass(c)), Optional.ofNullable(tenant),
+            return quarantine.list(new QuarantineQuery(Optional.ofNullable(failureClass).map(c -> failureClass(c)), listingTenant(tenant),
                     Optional.ofNullable(jobType), st, Optional.ofNullable(olderThan).map(d -> clock.instant().minus(duration(d))), limit,
                     Optional.ofNullable(cursor)), clock.instant());
         } catch (IllegalArgumentException e) {
@@ -155,7 +195,7 @@ public class OpsResource {
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("record", record);
         view.put("ledgerState", ledger.findOwn(key).map(r -> r.state().name()).orElse(null));
-        view.put("audit", audit.forJob(jobId, 100));
+        view.put("audit", visible(audit.forJob(jobId, 100)).filter(e -> e.tenant() == null || e.tenant().equals(key.tenant())).toList());
         return view;
     }
 
@@ -200,9 +240,11 @@ public class OpsResource {
         if (limit < 1) {
             throw Problem.badRequest("limit must be positive");
         }
-        BulkRequest selection = new BulkRequest(Optional.ofNullable(request.failureClass()).map(OpsResource::failureClass),
-                Optional.ofNullable(request.tenant()), Optional.ofNullable(request.jobType()), limit,
-                request.reason() == null ? "" : request.reason());
+        if (request.tenant() == null || request.failureClass() == null) {
+            throw Problem.badRequest("a bulk replay names one tenant and one failureClass: its canary answers for exactly those");
+        }
+        BulkRequest selection = new BulkRequest(inScope(request.tenant()), failureClass(request.failureClass()),
+                Optional.ofNullable(request.jobType()), limit, request.reason() == null ? "" : request.reason());
         if (!Boolean.FALSE.equals(request.dryRun())) {
             List<Map<String, Object>> plan = bulk.plan(selection).stream().map(o -> body(o, true)).toList();
             return Response.ok(Map.of("dryRun", true, "jobs", plan)).build();
@@ -217,27 +259,49 @@ public class OpsResource {
     @Path("replays/{id}")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     public BulkReplay bulkStatus(@PathParam("id") String id) {
-        return bulk.find(id).orElseThrow(() -> new Problem(404, "Not found", "no bulk replay " + id + " on this instance", null));
+        if (id.length() > 64) {
+            throw Problem.badRequest("a bulk replay id is at most 64 characters");
+        }
+        return bulk.find(id).filter(b -> scope().permits(b.tenant()))
+                .orElseThrow(() -> new Problem(404, "Not found", "no bulk replay " + id, null));
     }
 
     @GET
     @Path("audit")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
-    public List<AuditEntry> audit(@QueryParam("jobId") String jobId, @QueryParam("limit") @DefaultValue("100") int limit) {
+    public AuditPage audit(@QueryParam("jobId") String jobId, @QueryParam("tenant") String tenant,
+                           @QueryParam("limit") @DefaultValue("100") int limit, @QueryParam("cursor") String cursor) {
         if (limit < 1 || limit > 1000) {
             throw Problem.badRequest("limit must be between 1 and 1000");
         }
         if (jobId != null && jobId.length() > 400) {
             throw Problem.badRequest("jobId is too long");
         }
-        return jobId == null ? audit.recent(limit) : audit.forJob(jobId, limit);
+        if (cursor != null && cursor.length() > 2048) {
+            throw Problem.badRequest("cursor is not valid for this listing");
+        }
+        if (jobId != null) {
+            Optional<String> only = tenant == null || tenant.isEmpty() ? Optional.empty() : Optional.of(inScope(tenant));
+            return new AuditPage(visible(audit.forJob(jobId, limit)).filter(e -> only.isEmpty() || only.get().equals(e.tenant())).toList(), null);
+        }
+        try {
+            return audit.recent(listingTenant(tenant), limit, Optional.ofNullable(cursor));
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest(e.getMessage());
+        }
+    }
+
+    /** The entries the caller's token may see: of its tenants, and those on no tenant only for a token of every tenant. */
+    private java.util.stream.Stream<AuditEntry> visible(List<AuditEntry> entries) {
+        TenantScope scope = scope();
+        return entries.stream().filter(e -> e.tenant() == null ? scope.everyTenant() : scope.permits(e.tenant()));
     }
 
     @GET
     @Path("tenants/{tenant}")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR, Roles.ADMIN})
     public Tenant tenant(@PathParam("tenant") String tenant) {
-        requireTenant(tenant);
+        inScope(tenant);
         return tenants.find(tenant).orElseThrow(() -> new Problem(404, "Not found", "tenant " + tenant + " is not in the directory", null));
     }
 
@@ -248,7 +312,7 @@ public class OpsResource {
         if (request == null || request.status() == null) {
             throw Problem.badRequest("status (ACTIVE or SUSPENDED) is required");
         }
-        requireTenant(tenant);
+        inScope(tenant);
         Set<String> jobTypes = request.jobTypes() == null ? Set.of() : request.jobTypes();
         if (jobTypes.size() > MAX_TENANT_JOB_TYPES) {
             throw Problem.badRequest("a tenant may name at most " + MAX_TENANT_JOB_TYPES + " job types");
@@ -260,7 +324,7 @@ public class OpsResource {
         Tenant t = new Tenant(tenant, enumOf(TenantStatus.class, request.status(), "status"),
                 request.jobTypes() == null ? Set.of() : request.jobTypes(), clock.instant(), actor());
         tenants.put(t);
-        audit.append(new AuditEntry("tenant:" + tenant, clock.instant(), actor(), AuditAction.TENANT_CHANGE, reason, codeVersion.value(),
+        audit.append(new AuditEntry("tenant:" + tenant, tenant, clock.instant(), actor(), AuditAction.TENANT_CHANGE, reason, codeVersion.value(),
                 null, null, "SET", t.status() + " " + t.jobTypes().stream().sorted().toList()));
         return t;
     }

@@ -18,8 +18,8 @@ import java.util.Set;
 /**
  * The operator API's token policy, on top of signature and issuer: a token must name this service as its
  * audience, carry {@code sub}, {@code iat}, {@code exp} and {@code groups}, not be issued in the future, and
- * not be valid for longer than {@code tokens.max-lifetime}. A token that breaks it is unauthenticated (401),
- * whatever its roles.
+ * not be valid for longer than {@code tokens.max-lifetime}, and carry a {@code tenants} claim (tenant names, or
+ * {@code *}; see {@link TenantScope}). A token that breaks it is unauthenticated (401), whatever its roles.
  */
 @ApplicationScoped
 public class TokenPolicy implements SecurityIdentityAugmentor {
@@ -44,11 +44,29 @@ public class TokenPolicy implements SecurityIdentityAugmentor {
         }
         Optional<String> refusal = refusal(jwt.getAudience(), jwt.getSubject(), jwt.getIssuedAtTime(), jwt.getExpirationTime(),
                 jwt.getGroups(), clock.instant().getEpochSecond());
+        StringBuilder scopeRefusal = new StringBuilder();
+        if (refusal.isEmpty() && TenantScope.parse(claimValue(jwt.getClaim(TenantScope.CLAIM)), scopeRefusal).isEmpty()) {
+            refusal = Optional.of(scopeRefusal.toString());
+        }
         if (refusal.isPresent()) {
             LOG.infof("Operator API token refused: %s", refusal.get());
             return Uni.createFrom().failure(new AuthenticationFailedException(refusal.get()));
         }
         return Uni.createFrom().item(identity);
+    }
+
+    /** A claim as plain Java values: JSON strings and arrays of strings arrive as JSON-P types. */
+    static Object claimValue(Object claim) {
+        if (claim instanceof jakarta.json.JsonString s) {
+            return s.getString();
+        }
+        if (claim instanceof jakarta.json.JsonArray a) {
+            return a.stream().map(v -> v instanceof jakarta.json.JsonString s ? (Object) s.getString() : v).toList();
+        }
+        if (claim instanceof java.util.Collection<?> c) {
+            return c.stream().map(TokenPolicy::claimValue).toList();
+        }
+        return claim;
     }
 
     /** Why a token with these claims is refused, if it is (times in epoch seconds; 0 means absent). */

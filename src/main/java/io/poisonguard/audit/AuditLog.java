@@ -1,14 +1,29 @@
 package io.poisonguard.audit;
 
 import java.util.List;
+import java.util.Optional;
 
 /** The append-only audit trail. Entries are never updated or deleted by the service. */
 public interface AuditLog {
+    /** How far back a listing across tenants reaches; older entries stay readable by job id. */
+    int LISTING_DAYS = 366;
+
     void append(AuditEntry entry);
 
     /** A job's entries, oldest first. */
     List<AuditEntry> forJob(String jobId, int limit);
 
-    /** The newest entries across jobs, newest first. */
-    List<AuditEntry> recent(int limit);
+    /**
+     * The newest entries, newest first, one page at a time: of one tenant when {@code tenant} is given
+     * (read through an index on tenant and time), else of every tenant (an index on day and time, walked
+     * back day by day, a bounded number of days per call). Never a scan of the table.
+     *
+     * @throws IllegalArgumentException when the cursor is not one this listing gave
+     */
+    AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor);
+
+    /** The first page of {@link #recent(Optional, int, Optional)} across tenants. */
+    default List<AuditEntry> recent(int limit) {
+        return recent(Optional.empty(), limit, Optional.empty()).items();
+    }
 }

@@ -35,6 +35,11 @@ public record Names(String prefix, boolean fifoNotices) {
         return prefix + "-audit";
     }
 
+    /** Bulk replays' progress, readable from any instance. */
+    public String bulkReplaysTable() {
+        return prefix + "-bulk-replays";
+    }
+
     public String tenantsTable() {
         return prefix + "-tenants";
     }

@@ -41,6 +41,19 @@ public interface PoisonGuardConfig {
 
     Tokens tokens();
 
+    OpsApi opsApi();
+
+    /** The operator API ({@code /ops/*}). */
+    interface OpsApi {
+        /**
+         * Off: every {@code /ops} path answers 404 and no token verification key is needed. On (the default), a
+         * production boot without {@code mp.jwt.verify.publickey.location} or {@code mp.jwt.verify.publickey} stops,
+         * naming the keys.
+         */
+        @WithDefault("true")
+        boolean enabled();
+    }
+
     /** What an operator API token must carry besides a valid signature and issuer (mp.jwt.verify.*). */
     interface Tokens {
         /** The audience ({@code aud}) a token must name: a token minted for another service is refused. */

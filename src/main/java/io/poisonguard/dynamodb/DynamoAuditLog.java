@@ -3,28 +3,46 @@ package io.poisonguard.dynamodb;
 import io.poisonguard.audit.AuditAction;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
+import io.poisonguard.audit.AuditPage;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
-import software.amazon.awssdk.services.dynamodb.model.ScanResponse;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
+import software.amazon.awssdk.services.dynamodb.model.QueryResponse;
 
+import java.time.Clock;
+import java.time.LocalDate;
+import java.time.ZoneOffset;
+import java.time.format.DateTimeParseException;
 import java.util.ArrayList;
-import java.util.Comparator;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.UUID;
 
 /**
  * The audit trail in DynamoDB: partition jobId, sort key "instant#nonce". Each entry is put with
- * attribute_not_exists, so nothing overwrites an earlier entry.
+ * attribute_not_exists, so nothing overwrites an earlier entry. Two indexes serve the listings: {@value #BY_TENANT}
+ * (tenant, atMillis) for one tenant's entries and {@value #BY_DAY} (UTC day, atMillis) for all of them; entries on
+ * no tenant carry the tenant {@value #NO_TENANT}.
  */
 public final class DynamoAuditLog implements AuditLog {
+    public static final String BY_TENANT = "by-tenant";
+    public static final String BY_DAY = "by-day";
+    public static final String NO_TENANT = "-";
+    /** Days one listing call walks back before answering with a cursor. */
+    static final int DAYS_PER_CALL = 31;
+    private static final String DAY_MARK = "~day";
+
     private final DynamoDbClient dynamo;
     private final String table;
+    private final Clock clock;
 
-    public DynamoAuditLog(DynamoDbClient dynamo, String table) {
+    public DynamoAuditLog(DynamoDbClient dynamo, String table, Clock clock) {
         this.dynamo = dynamo;
         this.table = table;
+        this.clock = clock;
     }
 
     @Override
@@ -33,6 +51,8 @@ public final class DynamoAuditLog implements AuditLog {
         item.put("jobId", Attrs.s(e.jobId()));
         item.put("at", Attrs.s(e.at().toString() + "#" + UUID.randomUUID().toString().substring(0, 8)));
         item.put("atMillis", Attrs.millis(e.at()));
+        item.put("day", Attrs.s(LocalDate.ofInstant(e.at(), ZoneOffset.UTC).toString()));
+        item.put("tenant", Attrs.s(e.tenant() == null ? NO_TENANT : e.tenant()));
         item.put("actor", Attrs.s(e.actor()));
         item.put("action", Attrs.s(e.action().name()));
         item.put("reason", Attrs.s(e.reason() == null ? "" : e.reason()));
@@ -58,22 +78,79 @@ public final class DynamoAuditLog implements AuditLog {
     }
 
     @Override
-    public List<AuditEntry> recent(int limit) {
-        // A scan: the audit table holds operator actions, a small volume next to jobs.
-        List<AuditEntry> all = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            Map<String, AttributeValue> from = start;
-            ScanResponse page = dynamo.scan(b -> b.tableName(table).exclusiveStartKey(from));
-            page.items().forEach(i -> all.add(decode(i)));
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
-        return all.stream().sorted(Comparator.comparing(AuditEntry::at).reversed()).limit(limit).toList();
+    public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
+        Map<String, AttributeValue> start = cursor.map(Cursors::decode).orElse(null);
+        try {
+            return tenant.isPresent() ? ofTenant(tenant.get(), limit, start) : acrossDays(limit, start);
+        } catch (DynamoDbException e) {
+            // A cursor that decodes but is no key of this index (tampered, or from another listing).
+            if (start != null && e.statusCode() == 400) {
+                throw new IllegalArgumentException("cursor is not valid for this listing");
+            }
+            throw e;
+        }
+    }
+
+    private AuditPage ofTenant(String tenant, int limit, Map<String, AttributeValue> start) {
+        QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_TENANT).keyConditionExpression("tenant = :t")
+                .expressionAttributeValues(Map.of(":t", Attrs.s(tenant))).scanIndexForward(false).limit(limit).exclusiveStartKey(start).build());
+        return new AuditPage(page.items().stream().map(DynamoAuditLog::decode).toList(), next(page));
+    }
+
+    private AuditPage acrossDays(int limit, Map<String, AttributeValue> start) {
+        LocalDate today = LocalDate.now(clock.withZone(ZoneOffset.UTC));
+        LocalDate oldest = today.minusDays(LISTING_DAYS);
+        LocalDate day = today;
+        Map<String, AttributeValue> from = null;
+        if (start != null) {
+            Map<String, AttributeValue> key = new HashMap<>(start);
+            AttributeValue mark = key.remove(DAY_MARK);
+            if (mark == null || mark.s() == null) {
+                throw new IllegalArgumentException("cursor is not valid for this listing");
+            }
+            try {
+                day = LocalDate.parse(mark.s());
+            } catch (DateTimeParseException e) {
+                throw new IllegalArgumentException("cursor is not valid for this listing");
+            }
+            if (day.isAfter(today) || day.isBefore(oldest)) {
+                throw new IllegalArgumentException("cursor is not valid for this listing");
+            }
+            from = key.isEmpty() ? null : key;
+        }
+        List<AuditEntry> out = new ArrayList<>();
+        for (int walked = 0; walked < DAYS_PER_CALL; walked++) {
+            String dayText = day.toString();
+            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_DAY).keyConditionExpression("#d = :d")
+                    .expressionAttributeNames(Map.of("#d", "day")).expressionAttributeValues(Map.of(":d", Attrs.s(dayText)))
+                    .scanIndexForward(false).limit(limit - out.size()).exclusiveStartKey(from).build());
+            page.items().forEach(i -> out.add(decode(i)));
+            String more = next(page);
+            if (more != null) {
+                Map<String, AttributeValue> key = new HashMap<>(page.lastEvaluatedKey());
+                key.put(DAY_MARK, Attrs.s(dayText));
+                return new AuditPage(out, Cursors.encode(key));
+            }
+            from = null;
+            day = day.minusDays(1);
+            if (day.isBefore(oldest)) {
+                return new AuditPage(out, null);
+            }
+            if (out.size() >= limit) {
+                break;
+            }
+        }
+        return new AuditPage(out, Cursors.encode(Map.of(DAY_MARK, Attrs.s(day.toString()))));
+    }
+
+    private static String next(QueryResponse page) {
+        return page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? Cursors.encode(page.lastEvaluatedKey()) : null;
     }
 
     private static AuditEntry decode(Map<String, AttributeValue> i) {
-        return new AuditEntry(Attrs.str(i, "jobId"), Attrs.instantMillis(i, "atMillis"), Attrs.str(i, "actor"),
-                AuditAction.valueOf(Attrs.str(i, "action")), Attrs.str(i, "reason"), Attrs.str(i, "codeVersion"),
+        String tenant = Attrs.str(i, "tenant");
+        return new AuditEntry(Attrs.str(i, "jobId"), NO_TENANT.equals(tenant) ? null : tenant, Attrs.instantMillis(i, "atMillis"),
+                Attrs.str(i, "actor"), AuditAction.valueOf(Attrs.str(i, "action")), Attrs.str(i, "reason"), Attrs.str(i, "codeVersion"),
                 Attrs.integer(i, "generation"), Attrs.integer(i, "attempt"), Attrs.str(i, "outcome"), Attrs.str(i, "detail"));
     }
 }

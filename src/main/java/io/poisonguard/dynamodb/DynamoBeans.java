@@ -75,8 +75,14 @@ public class DynamoBeans {
 
     @Produces
     @ApplicationScoped
-    AuditLog audit(DynamoDbClient dynamo, Names names) {
-        return new DynamoAuditLog(dynamo, names.auditTable());
+    io.poisonguard.replay.BulkReplayStore bulkReplays(DynamoDbClient dynamo, Names names, java.time.Clock clock) {
+        return new DynamoBulkReplayStore(dynamo, names.bulkReplaysTable(), clock);
+    }
+
+    @Produces
+    @ApplicationScoped
+    AuditLog audit(DynamoDbClient dynamo, Names names, java.time.Clock clock) {
+        return new DynamoAuditLog(dynamo, names.auditTable(), clock);
     }
 
 }

@@ -22,7 +22,7 @@ import java.util.ArrayList;
 import java.util.List;
 
 /**
- * Creates the ledger, quarantine, payloads, audit and tenants tables when missing, idempotently. In production they
+ * Creates the ledger, quarantine, payloads, audit, bulk-replays and tenants tables when missing, idempotently. In production they
  * come from infra/; this is for local runs and tests. An endpoint without TTL support (dynalite) is
  * tolerated: every read already treats an expired item as gone.
  */
@@ -50,7 +50,10 @@ public final class TableBootstrap {
         ttlMissing |= ensure(names.payloadsTable(), List.of(key(DynamoPayloadVault.KEY, KeyType.HASH), key(DynamoPayloadVault.PART, KeyType.RANGE)),
                 List.of(attr(DynamoPayloadVault.KEY, ScalarAttributeType.S), attr(DynamoPayloadVault.PART, ScalarAttributeType.N)), List.of());
         ttlMissing |= ensure(names.auditTable(), List.of(key("jobId", KeyType.HASH), key("at", KeyType.RANGE)),
-                List.of(attr("jobId", ScalarAttributeType.S), attr("at", ScalarAttributeType.S)), List.of());
+                List.of(attr("jobId", ScalarAttributeType.S), attr("at", ScalarAttributeType.S), attr("tenant", ScalarAttributeType.S),
+                        attr("day", ScalarAttributeType.S), attr("atMillis", ScalarAttributeType.N)),
+                List.of(index(DynamoAuditLog.BY_TENANT, "tenant", "atMillis"), index(DynamoAuditLog.BY_DAY, "day", "atMillis")));
+        ttlMissing |= ensure(names.bulkReplaysTable(), List.of(key("id", KeyType.HASH)), List.of(attr("id", ScalarAttributeType.S)), List.of());
         ensure(names.tenantsTable(), List.of(key("tenant", KeyType.HASH)), List.of(attr("tenant", ScalarAttributeType.S)), List.of());
         if (ttlMissing) {
             LOG.warn("The DynamoDB endpoint does not support UpdateTimeToLive (an emulator gap): expired items are never "
@@ -106,9 +109,13 @@ public final class TableBootstrap {
     }
 
     private static GlobalSecondaryIndex index(String name, String hashKey) {
+        return index(name, hashKey, "quarantinedAt");
+    }
+
+    private static GlobalSecondaryIndex index(String name, String hashKey, String rangeKey) {
         return GlobalSecondaryIndex.builder()
                 .indexName(name)
-                .keySchema(key(hashKey, KeyType.HASH), key("quarantinedAt", KeyType.RANGE))
+                .keySchema(key(hashKey, KeyType.HASH), key(rangeKey, KeyType.RANGE))
                 .projection(Projection.builder().projectionType(ProjectionType.ALL).build())
                 .build();
     }

@@ -20,37 +20,45 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
+import java.util.Map;
 import java.util.UUID;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
 /**
  * Bulk replay, canary first: one job is replayed and its outcome awaited; only if it succeeded are
- * the others replayed, paced by the replay rate. A failed canary stops the batch and says why.
- * Batches run in the background; their state is kept in memory and every step is audited.
+ * the others replayed, paced by the replay rate. A failed canary stops the batch and says why. A batch
+ * covers one tenant and one failure class, so its canary speaks for jobs that failed alike.
+ *
+ * <p>Batches run in the background. Every step's state is written to the {@link BulkReplayStore}, so any
+ * instance answers for any batch; this instance holds only the batches it is running, and forgets each when
+ * it ends. Every batch, including one that found nothing to replay, leaves an audit entry.
  */
 @ApplicationScoped
 public class BulkReplays {
     private static final Logger LOG = Logger.getLogger(BulkReplays.class);
     private static final Duration POLL = Duration.ofMillis(250);
+    /** A step's detail is cut to this in the kept state (the audit entry of the job has it whole). */
+    private static final int DETAIL_CHARS = 200;
 
     private final OperatorActions actions;
     private final QuarantineStore quarantine;
     private final LedgerStore ledger;
     private final AuditLog audit;
+    private final BulkReplayStore store;
     private final Clock clock;
     private final CodeVersion codeVersion;
     private final PoisonGuardConfig.Replay settings;
-    private final Map<String, BulkReplay> batches = new ConcurrentHashMap<>();
+    private final Map<String, BulkReplay> running = new ConcurrentHashMap<>();
 
-    public BulkReplays(OperatorActions actions, QuarantineStore quarantine, LedgerStore ledger, AuditLog audit, Clock clock,
-                       CodeVersion codeVersion, PoisonGuardConfig config) {
+    public BulkReplays(OperatorActions actions, QuarantineStore quarantine, LedgerStore ledger, AuditLog audit, BulkReplayStore store,
+                       Clock clock, CodeVersion codeVersion, PoisonGuardConfig config) {
         this.actions = actions;
         this.quarantine = quarantine;
         this.ledger = ledger;
         this.audit = audit;
+        this.store = store;
         this.clock = clock;
         this.codeVersion = codeVersion;
         this.settings = config.replay();
@@ -61,8 +69,15 @@ public class BulkReplays {
         return select(request).stream().map(r -> actions.dryRun(JobKey.of(r.tenant(), r.jobId()))).toList();
     }
 
+    /** The batch as this instance runs it, else as it was last kept by whichever instance ran it. */
     public Optional<BulkReplay> find(String id) {
-        return Optional.ofNullable(batches.get(id));
+        BulkReplay local = running.get(id);
+        return local != null ? Optional.of(local) : store.find(id);
+    }
+
+    /** How many batches this instance is running now. */
+    public int runningHere() {
+        return running.size();
     }
 
     public BulkReplay start(BulkRequest request, String actor) {
@@ -71,36 +86,66 @@ public class BulkReplays {
         String id = UUID.randomUUID().toString();
         Instant now = clock.instant();
         if (jobIds.isEmpty()) {
-            BulkReplay none = new BulkReplay(id, actor, request.reason(), BulkReplay.Status.NOTHING_TO_REPLAY, null, null, List.of(), now, now,
+            BulkReplay none = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), 0,
+                    BulkReplay.Status.NOTHING_TO_REPLAY, null, null, List.of(), now, now, now,
                     "no job in the selection can be replayed now (see the dry run)");
-            batches.put(id, none);
+            store.put(none);
+            audited(none);
             return none;
         }
-        BulkReplay started = new BulkReplay(id, actor, request.reason(), BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(),
-                now, null, jobIds.size() + " jobs selected");
-        batches.put(id, started);
-        Thread.ofVirtual().name("bulk-replay-" + id).start(() -> run(started, jobIds));
+        BulkReplay started = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), jobIds.size(),
+                BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected");
+        store.put(started);
+        running.put(id, started);
+        Thread.ofVirtual().name("bulk-replay-" + id).start(() -> {
+            try {
+                run(started, jobIds);
+            } catch (RuntimeException e) {
+                LOG.errorf("Bulk replay %s stopped by %s", id, e.getClass().getName());
+                BulkReplay last = running.getOrDefault(id, started);
+                finish(last, BulkReplay.Status.STOPPED, last.canaryOutcome(), last.outcomes(), "stopped by an error ("
+                        + e.getClass().getSimpleName() + ") after " + last.outcomes().size() + " of " + jobIds.size() + " jobs");
+            }
+        });
         return started;
     }
 
     private void run(BulkReplay batch, List<JobKey> jobIds) {
-        List<ActionOutcome> outcomes = new ArrayList<>();
+        List<BulkReplay.Step> outcomes = new ArrayList<>();
         JobKey canary = jobIds.get(0);
         ActionOutcome first = actions.replay(canary, batch.actor(), batch.reason() + " [bulk " + batch.id() + ", canary]");
-        outcomes.add(first);
+        outcomes.add(step(first));
         String canaryOutcome = first instanceof ActionOutcome.Replayed r ? awaitOutcome(canary, r.generation()) : "NOT_REPLAYED: " + first;
         if (!canaryOutcome.equals("SUCCEEDED")) {
             finish(batch, BulkReplay.Status.CANARY_FAILED, canaryOutcome, outcomes,
                     "the canary " + canary.jobId() + " did not succeed (" + canaryOutcome + "); the other " + (jobIds.size() - 1) + " jobs stay quarantined");
             return;
         }
-        batches.put(batch.id(), copy(batch, BulkReplay.Status.WIDENING, canaryOutcome, outcomes, null, batch.detail()));
+        progress(batch.next(BulkReplay.Status.WIDENING, canaryOutcome, outcomes, clock.instant(), false, batch.detail()));
         for (JobKey jobId : jobIds.subList(1, jobIds.size())) {
-            outcomes.add(actions.replay(jobId, batch.actor(), batch.reason() + " [bulk " + batch.id() + "]"));
-            batches.put(batch.id(), copy(batch, BulkReplay.Status.WIDENING, canaryOutcome, List.copyOf(outcomes), null, batch.detail()));
+            outcomes.add(step(actions.replay(jobId, batch.actor(), batch.reason() + " [bulk " + batch.id() + "]")));
+            progress(batch.next(BulkReplay.Status.WIDENING, canaryOutcome, outcomes, clock.instant(), false, batch.detail()));
         }
-        long replayed = outcomes.stream().filter(o -> o instanceof ActionOutcome.Replayed).count();
+        long replayed = outcomes.stream().filter(o -> o.outcome().equals("REPLAYED")).count();
         finish(batch, BulkReplay.Status.COMPLETED, canaryOutcome, outcomes, replayed + " of " + jobIds.size() + " jobs replayed");
+    }
+
+    private void progress(BulkReplay state) {
+        running.put(state.id(), state);
+        store.put(state);
+    }
+
+    static BulkReplay.Step step(ActionOutcome o) {
+        return switch (o) {
+            case ActionOutcome.Replayed r -> new BulkReplay.Step(r.jobId(), "REPLAYED", "generation " + r.generation());
+            case ActionOutcome.Refused r -> new BulkReplay.Step(r.jobId(), "REFUSED_" + r.refusal(), cut(r.detail()));
+            case ActionOutcome.Unrecoverable u -> new BulkReplay.Step(u.jobId(), "UNRECOVERABLE", cut(u.detail()));
+            default -> new BulkReplay.Step(o.jobId(), o.getClass().getSimpleName().toUpperCase(java.util.Locale.ROOT), null);
+        };
+    }
+
+    private static String cut(String s) {
+        return s == null || s.length() <= DETAIL_CHARS ? s : s.substring(0, DETAIL_CHARS) + "…";
     }
 
     /** Waits for the canary's new generation to end: SUCCEEDED, or anything that is not a success. */
@@ -122,23 +167,26 @@ public class BulkReplays {
         return "TIMED_OUT after " + settings.canaryTimeout().toSeconds() + "s";
     }
 
-    private void finish(BulkReplay batch, BulkReplay.Status status, String canaryOutcome, List<ActionOutcome> outcomes, String detail) {
-        BulkReplay done = copy(batch, status, canaryOutcome, outcomes, clock.instant(), detail);
-        batches.put(batch.id(), done);
-        audit.append(new AuditEntry("bulk:" + batch.id(), clock.instant(), batch.actor(), AuditAction.BULK_REPLAY, batch.reason(),
-                codeVersion.value(), null, null, status.name(), "canary " + batch.canaryJobId() + ": " + canaryOutcome + "; " + detail));
-        LOG.infof("Bulk replay %s by %s: %s (%s)", batch.id(), batch.actor(), status, detail);
+    private void finish(BulkReplay batch, BulkReplay.Status status, String canaryOutcome, List<BulkReplay.Step> outcomes, String detail) {
+        BulkReplay done = batch.next(status, canaryOutcome, outcomes, clock.instant(), true, detail);
+        try {
+            store.put(done);
+        } finally {
+            running.remove(batch.id());
+        }
+        audited(done);
     }
 
-    private static BulkReplay copy(BulkReplay b, BulkReplay.Status status, String canaryOutcome, List<ActionOutcome> outcomes, Instant finished,
-                                   String detail) {
-        return new BulkReplay(b.id(), b.actor(), b.reason(), status, b.canaryJobId(), canaryOutcome, List.copyOf(outcomes), b.startedAt(),
-                finished, detail);
+    private void audited(BulkReplay done) {
+        audit.append(new AuditEntry("bulk:" + done.id(), done.tenant(), clock.instant(), done.actor(), AuditAction.BULK_REPLAY, done.reason(),
+                codeVersion.value(), null, null, done.status().name(), done.failureClass() + ", " + done.selected() + " selected; "
+                + (done.canaryJobId() == null ? "" : "canary " + done.canaryJobId() + ": " + done.canaryOutcome() + "; ") + done.detail()));
+        LOG.infof("Bulk replay %s by %s: %s (%s)", done.id(), done.actor(), done.status(), done.detail());
     }
 
     private List<QuarantineRecord> select(BulkRequest request) {
         int limit = Math.min(request.limit(), settings.maxBatch());
-        return quarantine.list(new QuarantineQuery(request.failureClass(), request.tenant(), request.jobType(),
+        return quarantine.list(new QuarantineQuery(Optional.of(request.failureClass()), Optional.of(request.tenant()), request.jobType(),
                 Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), limit, Optional.empty()), clock.instant()).items();
     }
 }

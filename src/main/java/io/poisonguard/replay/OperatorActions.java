@@ -93,7 +93,7 @@ public class OperatorActions {
             if (refused.get() instanceof ActionOutcome.Unrecoverable u) {
                 markUnrecoverable(current.get(), now);
             }
-            record(AuditAction.REPLAY, refused.get(), actor, reason, current.map(LedgerRecord::generation).orElse(null),
+            record(key, AuditAction.REPLAY, refused.get(), actor, reason, current.map(LedgerRecord::generation).orElse(null),
                     current.map(LedgerRecord::attempt).orElse(null));
             return refused.get();
         }
@@ -120,7 +120,7 @@ public class OperatorActions {
             ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome early = new ActionOutcome.Refused(jobId, Refusal.CONFLICT,
                     "the quarantine of job " + jobId + " is still completing; try again in a minute");
-            record(AuditAction.REPLAY, early, actor, reason, quarantined.generation(), quarantined.attempt());
+            record(key, AuditAction.REPLAY, early, actor, reason, quarantined.generation(), quarantined.attempt());
             return early;
         }
         if (copies.isEmpty() && archive.someHidden()) {
@@ -128,21 +128,21 @@ public class OperatorActions {
             ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome held = new ActionOutcome.Refused(jobId, Refusal.CONFLICT,
                     "no dead-letter copy of job " + jobId + " is visible right now, but some are held by another action; try again in a minute");
-            record(AuditAction.REPLAY, held, actor, reason, quarantined.generation(), quarantined.attempt());
+            record(key, AuditAction.REPLAY, held, actor, reason, quarantined.generation(), quarantined.attempt());
             return held;
         }
         if (copies.isEmpty() && kept.unreadable() != null) {
             // The vault has an entry that does not open here and the DLQ has no copy: not proof of loss.
             ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome unreadable = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
-            record(AuditAction.REPLAY, unreadable, actor, reason, quarantined.generation(), quarantined.attempt());
+            record(key, AuditAction.REPLAY, unreadable, actor, reason, quarantined.generation(), quarantined.attempt());
             return unreadable;
         }
         if (copies.isEmpty() && !scan.complete()) {
             // The scan stopped at its bound in a deep DLQ: the copy may be past where it looked.
             ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome notYet = notFoundYet(jobId);
-            record(AuditAction.REPLAY, notYet, actor, reason, quarantined.generation(), quarantined.attempt());
+            record(key, AuditAction.REPLAY, notYet, actor, reason, quarantined.generation(), quarantined.attempt());
             return notYet;
         }
         if (copies.isEmpty()) {
@@ -152,7 +152,7 @@ public class OperatorActions {
             quarantine.updateStatus(key, QuarantineStatus.UNRECOVERABLE, Optional.empty());
             ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
                     "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
-            record(AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);
+            record(key, AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);
             return gone;
         }
         return send(replaying, quarantined, copies, actor, reason, now);
@@ -183,7 +183,7 @@ public class OperatorActions {
         if (copies.isEmpty()) {
             ActionOutcome onItsWay = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "job " + jobId
                     + " has no dead-letter copy left: its replayed copy is on the main queue; wait for a worker to take it");
-            record(AuditAction.REPLAY, onItsWay, actor, reason, stuck.generation(), stuck.attempt());
+            record(key, AuditAction.REPLAY, onItsWay, actor, reason, stuck.generation(), stuck.attempt());
             return onItsWay;
         }
         LedgerRecord replaying;
@@ -198,7 +198,7 @@ public class OperatorActions {
 
     private ActionOutcome conflict(String jobId, String actor, String reason, LedgerRecord before) {
         ActionOutcome conflict = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
-        record(AuditAction.REPLAY, conflict, actor, reason, before.generation(), before.attempt());
+        record(JobKey.of(before.tenant(), before.jobId()), AuditAction.REPLAY, conflict, actor, reason, before.generation(), before.attempt());
         return conflict;
     }
 
@@ -224,12 +224,12 @@ public class OperatorActions {
             quarantine.recordReplayOutcome(key, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
             ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
                     "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
-            record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
+            record(key, AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
             return failed;
         }
         archive.delete(copies);
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
-        record(AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
+        record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d)", jobId, actor, replaying.generation(), attempt);
         return done;
     }
@@ -256,12 +256,12 @@ public class OperatorActions {
             quarantine.recordReplayOutcome(key, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
             ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
                     "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
-            record(AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
+            record(key, AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
             return failed;
         }
         forgetLater(key, replaying.generation());
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
-        record(AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
+        record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(), attempt);
         return done;
     }
@@ -365,7 +365,7 @@ public class OperatorActions {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
             }
         }
-        record(AuditAction.RESOLVE, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
+        record(key, AuditAction.RESOLVE, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
                 current.map(LedgerRecord::attempt).orElse(null));
         return outcome;
     }
@@ -396,7 +396,7 @@ public class OperatorActions {
                 }
             }
         }
-        record(AuditAction.VIEW_PAYLOAD, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
+        record(key, AuditAction.VIEW_PAYLOAD, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
                 current.map(LedgerRecord::attempt).orElse(null));
         return outcome;
     }
@@ -435,7 +435,7 @@ public class OperatorActions {
         return attrs;
     }
 
-    void record(AuditAction action, ActionOutcome outcome, String actor, String reason, Integer generation, Integer attempt) {
+    void record(JobKey key, AuditAction action, ActionOutcome outcome, String actor, String reason, Integer generation, Integer attempt) {
         String result = switch (outcome) {
             case ActionOutcome.Replayed r -> "REPLAYED";
             case ActionOutcome.WouldReplay w -> "WOULD_REPLAY";
@@ -450,6 +450,6 @@ public class OperatorActions {
             case ActionOutcome.Resolved r -> r.discardedCopies() + " dead-letter copies discarded";
             default -> null;
         };
-        audit.append(new AuditEntry(outcome.jobId(), clock.instant(), actor, action, reason, codeVersion.value(), generation, attempt, result, detail));
+        audit.append(new AuditEntry(outcome.jobId(), key.tenant(), clock.instant(), actor, action, reason, codeVersion.value(), generation, attempt, result, detail));
     }
 }

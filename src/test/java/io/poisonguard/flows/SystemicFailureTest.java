@@ -136,8 +136,8 @@ class SystemicFailureTest extends FlowTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
                 .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
         given().auth().oauth2(viewer).get("/ops/audit?jobId=system:consumption").then().statusCode(200)
-                .body("[0].action", equalTo("RESUME_CONSUMPTION")).body("[0].reason", equalTo("config fixed in v2.3.1"))
-                .body("[0].outcome", equalTo("RESUMED"));
+                .body("items[0].action", equalTo("RESUME_CONSUMPTION")).body("items[0].reason", equalTo("config fixed in v2.3.1"))
+                .body("items[0].outcome", equalTo("RESUMED"));
         System.out.println("\n[consumption command] " + status.out().strip().replace("\n", " | "));
     }
 

@@ -30,6 +30,8 @@ public final class ServiceProcess {
         this.config = new TreeMap<>(emulators.clientConfig());
         config.put("quarkus.http.port", "0");
         config.put("poison-guard.resources.create", "true");
+        // These processes are driven through the queues only: no operator API, so no token verification key.
+        config.put("poison-guard.ops-api.enabled", "false");
         config.put("poison-guard.worker-id", name);
         // A test-only vault key (the production profile has none and would refuse to boot).
         config.put("poison-guard.payload-vault.key", "C+in3Dx2uChb08BW4FHr0OAeC5sp0PVFBDxxHEkd00Q=");

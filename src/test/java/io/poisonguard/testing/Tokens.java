@@ -9,7 +9,14 @@ public final class Tokens {
     private Tokens() {
     }
 
+    /** A token of every tenant ({@code tenants: "*"}). */
     public static String of(String subject, String... roles) {
-        return Jwt.issuer("poison-guard").audience("poison-guard").upn(subject).subject(subject).groups(Set.of(roles)).expiresIn(600).sign();
+        return scoped(subject, java.util.List.of("*"), roles);
+    }
+
+    /** A token whose {@code tenants} claim lists these tenants. */
+    public static String scoped(String subject, java.util.List<String> tenants, String... roles) {
+        return Jwt.issuer("poison-guard").audience("poison-guard").upn(subject).subject(subject).groups(Set.of(roles))
+                .claim("tenants", tenants).expiresIn(600).sign();
     }
 }

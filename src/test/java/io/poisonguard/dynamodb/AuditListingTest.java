@@ -1,0 +1,154 @@
+package io.poisonguard.dynamodb;
+
+import io.poisonguard.audit.AuditAction;
+import io.poisonguard.audit.AuditEntry;
+import io.poisonguard.audit.AuditPage;
+import io.poisonguard.config.Names;
+import io.poisonguard.replay.BulkReplay;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.testing.Emulators;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
+
+import java.net.URI;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.time.ZoneOffset;
+import java.util.ArrayList;
+import java.util.List;
+import java.util.Optional;
+import java.util.UUID;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 12, item 8: the audit listing reads indexes page by page (by tenant, or by day across tenants), never
+ * the whole table; and bulk replays' state is kept in DynamoDB, readable by any instance.
+ */
+class AuditListingTest {
+    static final AtomicInteger scans = new AtomicInteger();
+    static final Instant NOW = Instant.parse("2026-12-02T10:00:00Z");
+    static DynamoDbClient dynamo;
+    static Names names;
+    static DynamoAuditLog audit;
+
+    @BeforeAll
+    static void table() {
+        Emulators emulators = Emulators.shared();
+        dynamo = DynamoDbClient.builder().endpointOverride(URI.create(emulators.dynamoEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClientBuilder(ApacheHttpClient.builder())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
+                        if (context.request() instanceof ScanRequest) {
+                            scans.incrementAndGet();
+                        }
+                    }
+                })).build();
+        names = new Names("al" + UUID.randomUUID().toString().substring(0, 6));
+        new TableBootstrap(dynamo, names).ensureTables();
+        audit = new DynamoAuditLog(dynamo, names.auditTable(), Clock.fixed(NOW, ZoneOffset.UTC));
+        // 25 entries of tenant-a over the last 5 days, 10 of tenant-b today and 2 days ago, 3 on no tenant.
+        for (int i = 0; i < 25; i++) {
+            audit.append(entry("a-" + i, "tenant-a", NOW.minus(Duration.ofHours(i * 5L))));
+        }
+        for (int i = 0; i < 10; i++) {
+            audit.append(entry("b-" + i, "tenant-b", NOW.minus(Duration.ofHours(i % 2 == 0 ? 1 : 49))));
+        }
+        for (int i = 0; i < 3; i++) {
+            audit.append(entry("system:consumption", null, NOW.minus(Duration.ofDays(40 + i))));
+        }
+    }
+
+    @AfterAll
+    static void close() {
+        dynamo.close();
+    }
+
+    static AuditEntry entry(String job, String tenant, Instant at) {
+        return new AuditEntry(job, tenant, at, "olga", AuditAction.REPLAY, "r", "test", 2, 1, "REPLAYED", null);
+    }
+
+    /** Every page of a listing, following cursors; no page bigger than the limit. */
+    static List<AuditEntry> all(Optional<String> tenant, int limit) {
+        List<AuditEntry> out = new ArrayList<>();
+        Optional<String> cursor = Optional.empty();
+        int pages = 0;
+        do {
+            AuditPage page = audit.recent(tenant, limit, cursor);
+            assertTrue(page.items().size() <= limit, "a page holds at most the limit");
+            out.addAll(page.items());
+            cursor = Optional.ofNullable(page.nextCursor());
+            assertTrue(++pages < 200, "the listing ends");
+        } while (cursor.isPresent());
+        return out;
+    }
+
+    @Test
+    void oneTenantsEntriesPageNewestFirstWithoutAScan() {
+        int before = scans.get();
+        List<AuditEntry> a = all(Optional.of("tenant-a"), 7);
+        assertEquals(25, a.size());
+        assertTrue(a.stream().allMatch(e -> "tenant-a".equals(e.tenant())));
+        for (int i = 1; i < a.size(); i++) {
+            assertTrue(!a.get(i).at().isAfter(a.get(i - 1).at()), "newest first");
+        }
+        assertEquals(before, scans.get(), "no Scan request");
+    }
+
+    @Test
+    void theListingAcrossTenantsWalksBackDayByDayWithoutAScan() {
+        int before = scans.get();
+        List<AuditEntry> every = all(Optional.empty(), 6);
+        assertEquals(38, every.size(), "every entry, the ones 40 days old included");
+        assertEquals(38, every.stream().map(e -> e.jobId() + e.at()).distinct().count(), "no entry twice");
+        for (int i = 1; i < every.size(); i++) {
+            assertTrue(!every.get(i).at().isAfter(every.get(i - 1).at()), "newest first");
+        }
+        assertNull(every.get(every.size() - 1).tenant(), "entries on no tenant read back as such");
+        assertEquals(before, scans.get(), "no Scan request");
+    }
+
+    @Test
+    void aForgedCursorIsRefusedAsInvalid() {
+        String real = audit.recent(Optional.empty(), 2, Optional.empty()).nextCursor();
+        String forged = java.util.Base64.getUrlEncoder().withoutPadding()
+                .encodeToString("~day=S:1999-01-01\u0000".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        String wrongKey = java.util.Base64.getUrlEncoder().withoutPadding()
+                .encodeToString("~day=S:2026-12-02\u0000nope=S:x\u0000".getBytes(java.nio.charset.StandardCharsets.UTF_8));
+        assertTrue(real != null);
+        for (String bad : List.of(forged, wrongKey, "%%%")) {
+            assertThrows(IllegalArgumentException.class, () -> audit.recent(Optional.empty(), 2, Optional.of(bad)), bad);
+        }
+    }
+
+    @Test
+    void aBulkReplaysStateIsKeptAndReadBackWhole() {
+        DynamoBulkReplayStore store = new DynamoBulkReplayStore(dynamo, names.bulkReplaysTable(), Clock.fixed(NOW, ZoneOffset.UTC));
+        BulkReplay b = new BulkReplay("b-1", "olga", "reader fixed", "tenant-a", FailureClass.PERMANENT, 3, BulkReplay.Status.WIDENING, "a-1",
+                "SUCCEEDED", List.of(new BulkReplay.Step("a-1", "REPLAYED", "generation 2"), new BulkReplay.Step("a-2", "REFUSED_CONFLICT", null)),
+                NOW.minusSeconds(60), NOW, null, "3 jobs selected");
+        store.put(b);
+        assertEquals(Optional.of(b), store.find("b-1"));
+        assertEquals(Optional.empty(), store.find("b-2"));
+        DynamoBulkReplayStore later = new DynamoBulkReplayStore(dynamo, names.bulkReplaysTable(),
+                Clock.fixed(NOW.plus(DynamoBulkReplayStore.KEPT), ZoneOffset.UTC));
+        assertEquals(Optional.empty(), later.find("b-1"), "past its retention a batch reads as gone");
+    }
+}
