@@ -123,6 +123,24 @@ class IamPoliciesTest {
     }
 
     @Test
+    void theDeadLetterQueueQuarantineTableAndAlertsTopicUseTheStacksOwnKeyAndTheServiceMayUseIt() {
+        assertEquals("DataKey", template.encryptionKey("DeadLetterQueue"));
+        assertEquals("DataKey", template.encryptionKey("AlertsTopic"));
+        assertEquals("DataKey", template.properties("QuarantineTable").path("SSESpecification").path("KMSMasterKeyId").path("Ref").asText());
+        assertTrue(template.properties("DataKey").path("EnableKeyRotation").asBoolean(), "the key rotates");
+        // Without the key statement, sending a dead-letter copy or an alert would be refused by KMS.
+        Template broken = template.copy();
+        ArrayNode statements = (ArrayNode) broken.properties("ServicePolicy").path("PolicyDocument").path("Statement");
+        for (int i = 0; i < statements.size(); i++) {
+            if (statements.get(i).path("Sid").asText().equals("UseDataKey")) {
+                statements.remove(i);
+            }
+        }
+        assertEquals(List.of("ServicePolicy lacks kms:Decrypt on DataKey, which the code calls",
+                "ServicePolicy lacks kms:GenerateDataKey on DataKey, which the code calls"), newProblems(broken));
+    }
+
+    @Test
     void anActionTheCodeNeverCallsIsReported() {
         Template broken = template.copy();
         ((ArrayNode) statement(broken, "ServicePolicy", "ConsumeJobs").path("Action")).add("sqs:PurgeQueue");

@@ -99,10 +99,31 @@ final class Policies {
                 }
                 for (String id : targets) {
                     out.add(new Grant(use.action(), use.index() ? id + Template.ALL_INDEXES : id));
+                    out.addAll(keyUses(t, use.action(), id));
                 }
             }
         });
         return new Needs(out, problems);
+    }
+
+    /**
+     * What KMS needs of a caller of an encrypted queue or topic: sending needs a data key (and Decrypt, to reuse
+     * a cached one), receiving needs Decrypt. DynamoDB tables use their key through DynamoDB's own grants.
+     */
+    static List<Grant> keyUses(Template t, String action, String id) {
+        String type = t.type(id);
+        if (!type.equals(Template.QUEUE) && !type.equals(Template.TOPIC)) {
+            return List.of();
+        }
+        String key = t.encryptionKey(id);
+        if (key == null) {
+            return List.of();
+        }
+        return switch (action) {
+            case "sqs:SendMessage", "sns:Publish" -> List.of(new Grant("kms:GenerateDataKey", key), new Grant("kms:Decrypt", key));
+            case "sqs:ReceiveMessage" -> List.of(new Grant("kms:Decrypt", key));
+            default -> List.of();
+        };
     }
 
     /** Grants needed and not given, then given and not needed; empty when the policy is exactly right. */

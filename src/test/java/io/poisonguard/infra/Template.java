@@ -32,6 +32,7 @@ final class Template {
     static final String POLICY = "AWS::IAM::ManagedPolicy";
     static final String ALARM = "AWS::CloudWatch::Alarm";
     static final String TOPIC = "AWS::SNS::Topic";
+    static final String KEY = "AWS::KMS::Key";
     /** The suffix of an IAM resource that stands for every index of a table. */
     static final String ALL_INDEXES = "/index/*";
 
@@ -117,6 +118,20 @@ final class Template {
             }
         });
         return out;
+    }
+
+    /** A KMS key's id as this check evaluates it (the real one is a UUID chosen by KMS). */
+    static String keyId(String logicalId) {
+        return "key-" + logicalId;
+    }
+
+    /**
+     * The logical id of the KMS key a queue or topic is encrypted with ({@code KmsMasterKeyId: !Ref Key}), or
+     * null when it uses no customer-managed key.
+     */
+    String encryptionKey(String id) {
+        JsonNode k = properties(id).path("KmsMasterKeyId");
+        return k.isObject() && k.has("Ref") && root.path("Resources").has(k.get("Ref").asText()) ? k.get("Ref").asText() : null;
     }
 
     static String queueArn(String name) {
@@ -208,6 +223,7 @@ final class Template {
             case TABLE -> NODES.textNode(physicalName(name));
             case POLICY -> NODES.textNode("arn:" + PARTITION + ":iam::" + ACCOUNT + ":policy/" + physicalName(name));
             case TOPIC -> NODES.textNode("arn:" + PARTITION + ":sns:" + REGION + ":" + ACCOUNT + ":" + physicalName(name));
+            case KEY -> NODES.textNode(keyId(name));
             default -> throw new IllegalStateException("the check does not evaluate Ref " + name + " (" + type(name) + ")");
         };
     }
@@ -224,6 +240,9 @@ final class Template {
         }
         if (type.equals(TABLE) && attribute.equals("Arn")) {
             return tableArn(physicalName(id));
+        }
+        if (type.equals(KEY) && attribute.equals("Arn")) {
+            return "arn:" + PARTITION + ":kms:" + REGION + ":" + ACCOUNT + ":key/" + keyId(id);
         }
         throw new IllegalStateException("the check does not evaluate GetAtt " + id + "." + attribute);
     }
