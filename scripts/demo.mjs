@@ -1,6 +1,6 @@
 // Sends a small mixed workload to the local emulators and prints what became of each job.
-// Usage: node scripts/demo.mjs <sqs-endpoint> <service-url> <prefix> <viewer-token>
-const [sqsEndpoint, serviceUrl, prefix, token] = process.argv.slice(2);
+// Usage: node scripts/demo.mjs <sqs-endpoint> <service-url> <prefix> <viewer-token> <management-url>
+const [sqsEndpoint, serviceUrl, prefix, token, managementUrl] = process.argv.slice(2);
 const auth = { headers: { Authorization: `Bearer ${token}` } };
 
 async function sqs(action, payload) {
@@ -83,7 +83,7 @@ console.log('\n' + line(header));
 console.log(widths.map((w) => '-'.repeat(w)).join('  '));
 rows.forEach((r) => console.log(line(r)));
 
-const metrics = await (await fetch(`${serviceUrl}/q/metrics`)).text();
+const metrics = await (await fetch(`${managementUrl}/q/metrics`)).text();
 console.log('\nmetrics:');
 metrics.split('\n').filter((l) => /^poison_guard_(quarantined_total|outcomes_total|admission_rejections_total)/.test(l))
   .forEach((l) => console.log('  ' + l));

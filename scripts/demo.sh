@@ -1,13 +1,15 @@
 #!/usr/bin/env bash
 # Starts the local emulators (ElasticMQ for SQS, dynalite for DynamoDB) and the service, sends a
 # small mixed workload, prints what happened to each job, then stops everything.
-# Needs a JDK >= 21 and Node.js. Ports: SQS_PORT (9324), DYNAMO_PORT (8000), HTTP_PORT (8080).
+# Needs a JDK >= 21 and Node.js. Ports: SQS_PORT (9324), DYNAMO_PORT (8000), HTTP_PORT (8080, the API),
+# MANAGEMENT_PORT (9000: health and metrics).
 set -euo pipefail
 cd "$(dirname "$0")/.."
 . scripts/java-home.sh
 SQS_PORT="${SQS_PORT:-9324}"
 DYNAMO_PORT="${DYNAMO_PORT:-8000}"
 HTTP_PORT="${HTTP_PORT:-8080}"
+MANAGEMENT_PORT="${MANAGEMENT_PORT:-9000}"
 PREFIX="demo$(date +%s)"
 mkdir -p target/demo
 : > target/demo/emulators.log
@@ -41,6 +43,7 @@ echo "==> starting poison-guard (log: target/demo/service.log)"
 java -XX:+ExitOnOutOfMemoryError \
   -Dmp.jwt.verify.publickey.location="$KEYS/public.pem" \
   -Dquarkus.http.port="$HTTP_PORT" \
+  -Dquarkus.management.port="$MANAGEMENT_PORT" \
   -Dquarkus.sqs.endpoint-override="http://localhost:$SQS_PORT" \
   -Dquarkus.dynamodb.endpoint-override="http://localhost:$DYNAMO_PORT" \
   -Dquarkus.sqs.aws.region=us-east-1 -Dquarkus.dynamodb.aws.region=us-east-1 \
@@ -52,6 +55,7 @@ java -XX:+ExitOnOutOfMemoryError \
   -Dpoison-guard.prefix="$PREFIX" \
   -Dpoison-guard.payload-vault.key="$VAULT_KEY" \
   -Dpoison-guard.resources.create=true \
+  -Dpoison-guard.example.enabled=true \
   -Dpoison-guard.consumer.receive-wait=2s \
   -Dpoison-guard.consumer.visibility-timeout=10s \
   -Dpoison-guard.consumer.heartbeat-interval=3s \
@@ -64,10 +68,10 @@ java -XX:+ExitOnOutOfMemoryError \
   -Dpoison-guard.example.provider.faults.P-QUOTA=throttle:1 \
   -jar target/quarkus-app/quarkus-run.jar > target/demo/service.log 2>&1 &
 pids+=($!)
-for _ in $(seq 1 60); do curl -fs "http://localhost:$HTTP_PORT/q/health/ready" >/dev/null 2>&1 && break; sleep 1; done
-curl -fs "http://localhost:$HTTP_PORT/q/health/ready" >/dev/null || { tail -50 target/demo/service.log; exit 1; }
+for _ in $(seq 1 60); do curl -fs "http://localhost:$MANAGEMENT_PORT/q/health/ready" >/dev/null 2>&1 && break; sleep 1; done
+curl -fs "http://localhost:$MANAGEMENT_PORT/q/health/ready" >/dev/null || { tail -50 target/demo/service.log; exit 1; }
 
-node scripts/demo.mjs "http://localhost:$SQS_PORT" "http://localhost:$HTTP_PORT" "$PREFIX" "$VIEWER"
+node scripts/demo.mjs "http://localhost:$SQS_PORT" "http://localhost:$HTTP_PORT" "$PREFIX" "$VIEWER" "http://localhost:$MANAGEMENT_PORT"
 echo
 echo "quarantine events from the service log:"
 grep -o '{"event":"job.quarantined".*' target/demo/service.log | sed 's/^/  /' || true

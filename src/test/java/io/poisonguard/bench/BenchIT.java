@@ -212,7 +212,7 @@ class BenchIT {
                 Thread.sleep(100);
             }
             // The window starts once the warm-up backlog is done: boot and warm-up are not counted.
-            int port = port(service.log());
+            int port = service.managementPort();
             awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
             long from = System.currentTimeMillis();
             Map<String, Long> before = scrape(port);
@@ -289,14 +289,6 @@ class BenchIT {
             }
         });
         return d;
-    }
-
-    private static int port(Path log) throws IOException {
-        Matcher m = Pattern.compile("Listening on: http://[^:]+:(\\d+)").matcher(Files.readString(log, StandardCharsets.ISO_8859_1));
-        if (!m.find()) {
-            throw new IllegalStateException("no port in " + log);
-        }
-        return Integer.parseInt(m.group(1));
     }
 
     private static Map<String, Long> scrape(int port) throws IOException, InterruptedException {

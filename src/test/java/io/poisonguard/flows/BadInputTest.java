@@ -89,7 +89,7 @@ class BadInputTest extends FlowTest {
         assertEquals(cases.size(), dead.size(), "one dead-letter copy per bad input");
         assertEquals("PERMANENT", ledger.find(key("bad-json")).orElseThrow().history().get(0).failureClass().name());
 
-        given().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
+        management().when().get("/q/health/ready").then().statusCode(200).body("status", equalTo("UP"));
         String viewer = Tokens.of("vera", "viewer");
         given().auth().oauth2(viewer).when().get("/ops/jobs/bad-schema").then().statusCode(200).body("state", equalTo("QUARANTINED"));
         given().auth().oauth2(viewer).when().get("/ops/quarantine/bad-utf8").then().statusCode(200)

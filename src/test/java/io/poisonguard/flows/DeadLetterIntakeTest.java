@@ -146,7 +146,7 @@ class DeadLetterIntakeTest extends FlowTest {
         // Later sweeps find only adopted copies: still exactly one alert per job, and each job's one copy stays in the DLQ.
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> jobs.stream().allMatch(j -> alertsFor(j) == 1)
                 && queues.depth(names.deadLetterQueue()) == 3);
-        given().get("/q/metrics").then().body(containsString("poison_guard_dead_letter_adopted_total 3.0"));
+        management().get("/q/metrics").then().body(containsString("poison_guard_dead_letter_adopted_total 3.0"));
 
         poller.start();
         for (String j : jobs) {

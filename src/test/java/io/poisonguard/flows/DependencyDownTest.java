@@ -70,10 +70,10 @@ class DependencyDownTest extends FlowTest {
                 .until(() -> (attempts(jobs) - attemptsAtTrip) - (provider.totalCalls() - callsAtTrip), lessThanOrEqualTo(CONCURRENCY));
         // Between probes the breaker is open (half-open until the next probe) and consumption is paused; both are visible.
         await().atMost(Duration.ofSeconds(10)).untilAsserted(() -> {
-            given().get("/q/health/ready").then().statusCode(200)
+            management().get("/q/health/ready").then().statusCode(200)
                     .body("checks.data.'breaker.permit-records'", hasItem(anyOf(equalTo("OPEN"), equalTo("HALF_OPEN"))));
             assertEquals(ConsumptionGate.Admit.PAUSED, gate.admit());
-            assertTrue(given().get("/q/metrics").then().extract().asString().contains("poison_guard_consumption_paused 1.0"),
+            assertTrue(management().get("/q/metrics").then().extract().asString().contains("poison_guard_consumption_paused 1.0"),
                     "paused is visible in metrics");
         });
         int probes = provider.totalCalls() - callsAtTrip;

@@ -21,6 +21,15 @@ abstract class FlowTest {
     @Inject
     QuarantineStore quarantine;
 
+    /**
+     * A request to the management interface, where health, metrics and OpenAPI are served (its own port,
+     * {@code quarkus.management.test-port} under test); the API port does not serve them.
+     */
+    static io.restassured.specification.RequestSpecification management() {
+        return io.restassured.RestAssured.given().port(org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getOptionalValue("quarkus.management.test-port", Integer.class).orElse(9001));
+    }
+
     Queues queues() {
         return new Queues(sqs, names);
     }

@@ -61,7 +61,7 @@ class LedgerOutageTest extends FlowTest {
         emulators.freezeDynamo();
         try {
             await().atMost(Duration.ofSeconds(20)).until(() -> gate.downSince().isPresent());
-            given().get("/q/health/ready").then().statusCode(503);
+            management().get("/q/health/ready").then().statusCode(503);
             // Consumption stays paused for the rest of the outage: nothing cycles toward the redrive backstop.
             Duration left = FREEZE.minus(Duration.between(frozenAt, Instant.now()));
             if (!left.isNegative()) {

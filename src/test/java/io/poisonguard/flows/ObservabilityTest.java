@@ -65,6 +65,6 @@ class ObservabilityTest extends FlowTest {
     }
 
     private static String scrape() {
-        return given().get("/q/metrics").then().statusCode(200).extract().asString();
+        return management().get("/q/metrics").then().statusCode(200).extract().asString();
     }
 }

@@ -101,7 +101,7 @@ class SeedDrillTest extends FlowTest {
         assertEquals(Set.copyOf(healthy), noticed);
         await().atMost(Duration.ofSeconds(10)).until(() -> queues.depth(names.jobsQueue()) == 0);
 
-        String metrics = given().when().get("/q/metrics").then().statusCode(200).extract().asString();
+        String metrics = management().when().get("/q/metrics").then().statusCode(200).extract().asString();
         assertTrue(metrics.contains("poison_guard_quarantined_total{failure_class=\"PERMANENT\"} 1.0"), "quarantine counted by class");
         assertTrue(metrics.contains("poison_guard_outcomes_total{failure_class=\"none\",outcome=\"succeeded\"} 46.0"), "46 successes counted");
         assertTrue(metrics.contains("poison_guard_queue_age_seconds_count"), "queue age is recorded");

@@ -77,7 +77,7 @@ class WorkerFaultsTest extends FlowTest {
         assertNull(r.leaseOwner(), "no lease is left for an attempt nobody runs");
         assertEquals(FailureClass.TIMEOUT, quarantine.find(key("hung-1")).map(QuarantineRecord::failureClass).orElseThrow());
         await().atMost(Duration.ofSeconds(5)).until(() -> handler.running() == 0);
-        given().get("/q/health/live").then().statusCode(200);
+        management().get("/q/health/live").then().statusCode(200);
     }
 
     @Test
@@ -96,7 +96,7 @@ class WorkerFaultsTest extends FlowTest {
         assertEquals(r.attempt(), handler.calls("oom-1"), "every attempt ran the handler once; none was left running");
         assertEquals(JobState.SUCCEEDED, state("after-oom"));
         // The process may be damaged: it asks its orchestrator to replace it.
-        given().get("/q/health/live").then().statusCode(503).body(containsString("OutOfMemoryError"));
+        management().get("/q/health/live").then().statusCode(503).body(containsString("OutOfMemoryError"));
     }
 
     @Test
@@ -105,8 +105,8 @@ class WorkerFaultsTest extends FlowTest {
         send("stuck-1", "hang-hard");
         await().atMost(Duration.ofSeconds(20)).until(() -> ledger.find(key("stuck-1"))
                 .map(r -> r.failuresOf(FailureClass.TIMEOUT) >= 1).orElse(false));
-        await().atMost(Duration.ofSeconds(10)).until(() -> given().get("/q/health/live").then().extract().asString().contains("stuck-1"));
-        given().get("/q/health/live").then().statusCode(503);
+        await().atMost(Duration.ofSeconds(10)).until(() -> management().get("/q/health/live").then().extract().asString().contains("stuck-1"));
+        management().get("/q/health/live").then().statusCode(503);
         // Once the handler lets go, the job's next attempt runs to completion; the timeout stays counted.
         handler.releaseStuck();
         await().atMost(Duration.ofSeconds(40)).until(() -> state("stuck-1") == JobState.SUCCEEDED);

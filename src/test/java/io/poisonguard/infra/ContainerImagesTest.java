@@ -55,6 +55,8 @@ class ContainerImagesTest {
         assertTrue(argumentsOf(jvm, "EXPOSE").contains("8080"));
         assertTrue(env(jvm, "JAVA_OPTS_APPEND").contains("-XX:+ExitOnOutOfMemoryError"), "a JVM out of memory exits");
         assertTrue(argumentsOf(jvm, "HEALTHCHECK").contains("/q/health/live"), "HEALTHCHECK on the liveness path");
+        assertTrue(argumentsOf(jvm, "HEALTHCHECK").contains("127.0.0.1/9000"), "HEALTHCHECK on the management port");
+        assertTrue(argumentsOf(jvm, "EXPOSE").contains("9000"), "the management port is declared");
     }
 
     @Test
@@ -136,6 +138,7 @@ class ContainerImagesTest {
                 ConfigKeys.duration(config.defaultOf("poison-guard.consumer.shutdown-grace")),
                 ConfigKeys.duration(config.defaultOf("poison-guard.consumer.receive-wait"))), "stop_grace_period");
         assertTrue(texts(service.path("healthcheck").path("test")).toString().contains("/q/health/ready"));
+        assertTrue(texts(service.path("healthcheck").path("test")).toString().contains("127.0.0.1/9000"), "health is on the management port");
     }
 
     @Test

@@ -106,9 +106,33 @@ class KubernetesManifestsTest {
         Set<String> ports = containerPorts();
         for (String probe : List.of("livenessProbe", "readinessProbe", "startupProbe")) {
             String port = container.path(probe).path("httpGet").path("port").asText();
-            assertTrue(ports.contains(port), probe + " uses port " + port + ", the container declares " + ports);
+            assertEquals("management", port, probe + ": health is served on the management interface only");
         }
-        assertTrue(ports.contains("8080"), "the service listens on 8080: " + ports);
+        assertTrue(ports.containsAll(Set.of("http", "8080", "management", "9000")), "API on 8080, management on 9000: " + ports);
+        assertEquals("9000", deployment.path("spec").path("template").path("metadata").path("annotations").path("prometheus.io/port").asText(),
+                "Prometheus scrapes the management port");
+    }
+
+    @Test
+    void theServiceExposesOnlyTheApiAndTheNetworkPolicyKeepsTheManagementPortForMonitoring() {
+        JsonNode service = manifest("Service/poison-guard");
+        List<String> targets = new ArrayList<>();
+        service.path("spec").path("ports").forEach(p -> targets.add(p.path("targetPort").asText()));
+        assertEquals(List.of("http"), targets, "the Service carries the operator API and nothing else");
+        JsonNode policy = manifest("NetworkPolicy/poison-guard");
+        Map<String, String> podLabels = labels(deployment.path("spec").path("template").path("metadata").path("labels"));
+        assertTrue(podLabels.entrySet().containsAll(labels(policy.path("spec").path("podSelector").path("matchLabels")).entrySet()));
+        for (JsonNode rule : policy.path("spec").path("ingress")) {
+            boolean management = false;
+            for (JsonNode port : rule.path("ports")) {
+                management |= port.path("port").asText().equals("management") || port.path("port").asText().equals("9000");
+            }
+            if (management) {
+                assertTrue(rule.path("from").size() > 0, "the management port is open only to named sources: " + rule);
+                rule.path("from").forEach(f -> assertTrue(f.has("namespaceSelector") || f.has("podSelector"), "not an IP block: " + f));
+            }
+            assertTrue(rule.path("ports").size() > 0, "every rule names its ports: " + rule);
+        }
     }
 
     @Test

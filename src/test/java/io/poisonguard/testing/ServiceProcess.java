@@ -29,9 +29,12 @@ public final class ServiceProcess {
         this.logDir = logDir;
         this.config = new TreeMap<>(emulators.clientConfig());
         config.put("quarkus.http.port", "0");
+        config.put("quarkus.management.port", "0");
         config.put("poison-guard.resources.create", "true");
         // These processes are driven through the queues only: no operator API, so no token verification key.
         config.put("poison-guard.ops-api.enabled", "false");
+        // They run the shipped example workload (off by default in production).
+        config.put("poison-guard.example.enabled", "true");
         config.put("poison-guard.worker-id", name);
         // A test-only vault key (the production profile has none and would refuse to boot).
         config.put("poison-guard.payload-vault.key", "C+in3Dx2uChb08BW4FHr0OAeC5sp0PVFBDxxHEkd00Q=");
@@ -125,6 +128,29 @@ public final class ServiceProcess {
             }
         }
         return ready && alive();
+    }
+
+    /** The API port the current incarnation listens on, read from its log. */
+    public int httpPort() {
+        return portIn("Listening on: http://[^:]+:(\\d+)");
+    }
+
+    /** The management port (health, metrics) the current incarnation listens on, read from its log. */
+    public int managementPort() {
+        return portIn("Management interface listening on http://[^:]+:(\\d+)");
+    }
+
+    private int portIn(String pattern) {
+        try {
+            java.util.regex.Matcher m = java.util.regex.Pattern.compile(pattern)
+                    .matcher(java.nio.file.Files.readString(log(), java.nio.charset.StandardCharsets.ISO_8859_1));
+            if (!m.find()) {
+                throw new IllegalStateException("no port matching " + pattern + " in " + log());
+            }
+            return Integer.parseInt(m.group(1));
+        } catch (IOException e) {
+            throw new UncheckedIOException(e);
+        }
     }
 
     public int exitCode() {

@@ -10,6 +10,13 @@ import java.util.Map;
 @ConfigMapping(prefix = "poison-guard.example")
 public interface ExampleConfig {
 
+    /**
+     * Whether the shipped example workload (job type {@code permit-report} and its simulated downstream) runs.
+     * Off by default in production, where your own handlers take its place; on in dev and test.
+     */
+    @WithDefault("false")
+    boolean enabled();
+
     /** Read schema version 1 (release 27's shape) with the compatibility reader. */
     @WithDefault("false")
     boolean legacyReader();

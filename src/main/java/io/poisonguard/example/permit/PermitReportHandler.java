@@ -21,6 +21,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * ledger.
  */
 @ApplicationScoped
+@io.quarkus.arc.lookup.LookupIfProperty(name = "poison-guard.example.enabled", stringValue = "true")
 public class PermitReportHandler implements JobHandler {
     public static final String JOB_TYPE = "permit-report";
     static final String NOTICE_EFFECT = "completion-notice";

@@ -42,6 +42,10 @@ public class SimulatedRecordsProvider implements RecordsProvider {
     private final AtomicReference<Duration> latency = new AtomicReference<>(Duration.ZERO);
     private final java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
     private final java.util.concurrent.ConcurrentLinkedQueue<Long> callTimes = new java.util.concurrent.ConcurrentLinkedQueue<>();
+    private final java.util.concurrent.atomic.AtomicLong total = new java.util.concurrent.atomic.AtomicLong();
+    private final AtomicInteger queued = new AtomicInteger();
+    static final int MAX_TRACKED = 100_000;
+    static final int MAX_TIMES = 100_000;
 
     public SimulatedRecordsProvider(ExampleConfig config) {
         faults.putAll(config.provider().faults());
@@ -80,7 +84,7 @@ public class SimulatedRecordsProvider implements RecordsProvider {
 
     /** Every call so far, across permits. */
     public int totalCalls() {
-        return callTimes.size();
+        return (int) total.get();
     }
 
     public int calls(String permitId) {
@@ -90,8 +94,14 @@ public class SimulatedRecordsProvider implements RecordsProvider {
 
     @Override
     public String standing(String tenant, String permitId) {
-        int call = calls.computeIfAbsent(permitId, k -> new AtomicInteger()).incrementAndGet();
+        // Bounded: per-permit counts for at most MAX_TRACKED permits (scripted ones always), call times for the last MAX_TIMES calls.
+        boolean tracked = calls.containsKey(permitId) || faults.containsKey(permitId) || calls.size() < MAX_TRACKED;
+        int call = tracked ? calls.computeIfAbsent(permitId, k -> new AtomicInteger()).incrementAndGet() : 1;
+        total.incrementAndGet();
         callTimes.add(System.nanoTime());
+        if (queued.incrementAndGet() > MAX_TIMES && callTimes.poll() != null) {
+            queued.decrementAndGet();
+        }
         sleep(latency.get());
         if (down.get()) {
             throw JobFailure.dependencyDown("permit-records is unavailable");
