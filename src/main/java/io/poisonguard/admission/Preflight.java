@@ -190,13 +190,16 @@ public final class Preflight {
      * type name, otherwise null (a sender's text in the attribute reaches no record).
      */
     public static String recordableJobType(java.util.Optional<String> declared) {
-        return declared.filter(t -> JOB_TYPE_SHAPE.matcher(t).matches()).orElse(null);
+        // Name-shaped is not enough: a provider key (sk_live_...) or a key id is name-shaped too. A value the
+        // scrubber would mask is not recorded.
+        return declared.filter(t -> JOB_TYPE_SHAPE.matcher(t).matches() && io.poisonguard.failure.Scrubber.scrub(t, 200).equals(t))
+                .orElse(null);
     }
 
     private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9._:+-]{0,39}");
 
     /** A charset or encoding name as declared, when it has the shape of one; otherwise a fixed word. */
     static String nameOrUnrecognised(String declared) {
-        return NAME.matcher(declared).matches() ? declared : "unrecognised";
+        return NAME.matcher(declared).matches() && io.poisonguard.failure.Scrubber.scrub(declared, 200).equals(declared) ? declared : "unrecognised";
     }
 }

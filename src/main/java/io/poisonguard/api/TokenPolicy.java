@@ -42,8 +42,9 @@ public class TokenPolicy implements SecurityIdentityAugmentor {
         if (identity.isAnonymous() || !(identity.getPrincipal() instanceof JsonWebToken jwt)) {
             return Uni.createFrom().item(identity);
         }
+        // The verified principal fills in an empty groups claim for a token without one: the signed payload must carry it.
         Optional<String> refusal = refusal(jwt.getAudience(), jwt.getSubject(), jwt.getIssuedAtTime(), jwt.getExpirationTime(),
-                jwt.getGroups(), clock.instant().getEpochSecond());
+                signedClaims(jwt.getRawToken()).containsKey("groups") ? jwt.getGroups() : null, clock.instant().getEpochSecond());
         StringBuilder scopeRefusal = new StringBuilder();
         if (refusal.isEmpty() && TenantScope.parse(claimValue(jwt.getClaim(TenantScope.CLAIM)), scopeRefusal).isEmpty()) {
             refusal = Optional.of(scopeRefusal.toString());
@@ -53,6 +54,20 @@ public class TokenPolicy implements SecurityIdentityAugmentor {
             return Uni.createFrom().failure(new AuthenticationFailedException(refusal.get()));
         }
         return Uni.createFrom().item(identity);
+    }
+
+    /** The claims of a token as signed (its verified payload), or none when it does not parse. */
+    static jakarta.json.JsonObject signedClaims(String rawToken) {
+        String[] parts = rawToken == null ? new String[0] : rawToken.split("\\.");
+        if (parts.length < 2) {
+            return jakarta.json.JsonValue.EMPTY_JSON_OBJECT;
+        }
+        try (jakarta.json.JsonReader reader = jakarta.json.Json.createReader(new java.io.ByteArrayInputStream(
+                java.util.Base64.getUrlDecoder().decode(parts[1])))) {
+            return reader.readObject();
+        } catch (RuntimeException e) {
+            return jakarta.json.JsonValue.EMPTY_JSON_OBJECT;
+        }
     }
 
     /** A claim as plain Java values: JSON strings and arrays of strings arrive as JSON-P types. */

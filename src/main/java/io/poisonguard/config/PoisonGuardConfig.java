@@ -52,6 +52,13 @@ public interface PoisonGuardConfig {
          */
         @WithDefault("true")
         boolean enabled();
+
+        /**
+         * Most quarantine records one listing call reads (a filter on job type, status or age over a large table);
+         * beyond it the page answers with what it found and a cursor to go on.
+         */
+        @WithDefault("1000")
+        int listingReadBudget();
     }
 
     /** What an operator API token must carry besides a valid signature and issuer (mp.jwt.verify.*). */

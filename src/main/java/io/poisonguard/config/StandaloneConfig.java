@@ -32,6 +32,8 @@ public final class StandaloneConfig {
                 .withProfile(profile(overrides))
                 .withConverter(Duration.class, 200, new DurationConverter())
                 .withMapping(PoisonGuardConfig.class)
+                // The example workload's keys belong to its own mapping, which the command does not load.
+                .withMappingIgnore("poison-guard.example.**")
                 .addDefaultInterceptors()
                 .addSystemSources()
                 .withSources(new PropertiesConfigSource(overrides, "command line", 450));

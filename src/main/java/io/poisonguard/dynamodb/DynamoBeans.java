@@ -31,8 +31,8 @@ public class DynamoBeans {
 
     @Produces
     @ApplicationScoped
-    QuarantineStore quarantine(DynamoDbClient dynamo, Names names, Clock clock) {
-        return new DynamoQuarantineStore(dynamo, names.quarantineTable(), clock);
+    QuarantineStore quarantine(DynamoDbClient dynamo, Names names, Clock clock, io.poisonguard.config.PoisonGuardConfig config) {
+        return new DynamoQuarantineStore(dynamo, names.quarantineTable(), clock, config.opsApi().listingReadBudget());
     }
 
     /** The payload vault; a missing or malformed key stops the boot, naming the key. */

@@ -45,11 +45,20 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     private final DynamoDbClient dynamo;
     private final String table;
     private final Clock clock;
+    private final int readBudget;
+
+    /** Most records one listing call reads before it answers (with a cursor to go on from there). */
+    public static final int DEFAULT_READ_BUDGET = 1_000;
 
     public DynamoQuarantineStore(DynamoDbClient dynamo, String table, Clock clock) {
+        this(dynamo, table, clock, DEFAULT_READ_BUDGET);
+    }
+
+    public DynamoQuarantineStore(DynamoDbClient dynamo, String table, Clock clock, int readBudget) {
         this.dynamo = dynamo;
         this.table = table;
         this.clock = clock;
+        this.readBudget = readBudget;
     }
 
     @Override
@@ -146,6 +155,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         Map<String, AttributeValue> start = q.cursor().map(Cursors::decode).orElse(null);
         List<QuarantineRecord> out = new ArrayList<>();
         Map<String, AttributeValue> last;
+        int read = 0;
         do {
             Map<String, AttributeValue> values = new HashMap<>();
             values.put(":now", Attrs.epochSeconds(now));
@@ -163,7 +173,9 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 values.put(":before", Attrs.millis(t));
             });
             Map<String, String> names = q.status().isPresent() ? Map.of("#status", "status") : null;
-            int pageSize = Math.max(q.limit() - out.size(), 1) * 4;
+            // A narrow filter must not read the whole table in one call: at most readBudget records are read,
+            // then the page answers with what it found and a cursor to go on.
+            int pageSize = Math.min(Math.max(q.limit() - out.size(), 1) * 4, readBudget - read);
             List<Map<String, AttributeValue>> items;
             if (q.failureClass().isPresent() || q.tenant().isPresent()) {
                 boolean byClass = q.failureClass().isPresent();
@@ -180,6 +192,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                         .expressionAttributeValues(values)
                         .exclusiveStartKey(start).limit(pageSize).build());
                 items = page.items();
+                read += page.scannedCount() == null ? items.size() : page.scannedCount();
                 last = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
             } else {
                 ScanResponse page = dynamo.scan(ScanRequest.builder().tableName(table)
@@ -188,6 +201,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                         .expressionAttributeValues(values)
                         .exclusiveStartKey(start).limit(pageSize).build());
                 items = page.items();
+                read += page.scannedCount() == null ? items.size() : page.scannedCount();
                 last = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
             }
             for (Map<String, AttributeValue> item : items) {
@@ -199,7 +213,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 }
             }
             start = last;
-        } while (start != null && out.size() < q.limit());
+        } while (start != null && out.size() < q.limit() && read < readBudget);
         return new QuarantinePage(out, start == null ? null : Cursors.encode(start));
     }
 

@@ -8,6 +8,7 @@ import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.quarantine.QuarantinePage;
 import io.poisonguard.quarantine.QuarantineQuery;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
@@ -184,9 +185,17 @@ public class BulkReplays {
         LOG.infof("Bulk replay %s by %s: %s (%s)", done.id(), done.actor(), done.status(), done.detail());
     }
 
+    /** The batch's jobs: pages of the listing, followed until the cap or the end (each page reads a bounded number). */
     private List<QuarantineRecord> select(BulkRequest request) {
         int limit = Math.min(request.limit(), settings.maxBatch());
-        return quarantine.list(new QuarantineQuery(Optional.of(request.failureClass()), Optional.of(request.tenant()), request.jobType(),
-                Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), limit, Optional.empty()), clock.instant()).items();
+        List<QuarantineRecord> out = new ArrayList<>();
+        Optional<String> cursor = Optional.empty();
+        do {
+            QuarantinePage page = quarantine.list(new QuarantineQuery(Optional.of(request.failureClass()), Optional.of(request.tenant()),
+                    request.jobType(), Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), limit - out.size(), cursor), clock.instant());
+            out.addAll(page.items());
+            cursor = Optional.ofNullable(page.nextCursor());
+        } while (cursor.isPresent() && out.size() < limit);
+        return out;
     }
 }

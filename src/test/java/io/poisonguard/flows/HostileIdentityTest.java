@@ -16,6 +16,7 @@ import java.time.Duration;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -125,5 +126,87 @@ class HostileIdentityTest extends FlowTest {
 
         assertTrue(AlertSinks.WEBHOOK.stream().noneMatch(a -> a.contains("replay-outcome") && a.contains("fake-gen")),
                 "no replay alert for a replay nobody made: " + AlertSinks.WEBHOOK);
+    }
+
+    /** Secrets of the shapes the scrubber knows, one per hostile job. */
+    static final List<String> SECRETS = List.of(
+            "aws_secret_access_key=" + SECRET,
+            "AKIAIOSFODNN7EXAMPLE",
+            "Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJtYWwifQ.c2lnbmF0dXJlLXZhbHVl",
+            "sk_live_51HostileKeyAbCdEfGhIjKlMnOp",
+            "-----BEGIN RSA PRIVATE KEY-----MIIEowIBAAKCAQEA",
+            "4111 1111 1111 1111",
+            "https://admin:hunter2@corp.example.org/x");
+
+    @Test
+    void secretsInEveryAttributeReachNoAlertRecordOrLogLineAndNoJobCycles() {
+        List<String> lines = new java.util.concurrent.CopyOnWriteArrayList<>();
+        java.util.logging.Handler capture = new java.util.logging.Handler() {
+            final java.util.logging.SimpleFormatter format = new java.util.logging.SimpleFormatter();
+
+            @Override
+            public void publish(java.util.logging.LogRecord r) {
+                lines.add(format.format(r));
+            }
+
+            @Override
+            public void flush() {
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        java.util.logging.Logger root = java.util.logging.Logger.getLogger("");
+        root.addHandler(capture);
+        try {
+            Queues queues = queues();
+            List<JobKey> jobs = new java.util.ArrayList<>();
+            List<String> attributes = List.of("tenant", "job-type", "charset", "content-transfer-encoding", "schema-version", "generation",
+                    "attachment-count");
+            int n = 0;
+            for (String attribute : attributes) {
+                for (String secret : SECRETS) {
+                    String id = "hostile-" + (n++);
+                    Map<String, String> attrs = new HashMap<>(Queues.permitAttributes(id, "tenant-h", 3));
+                    attrs.put(attribute, attribute.equals("tenant") ? "acme " + secret : secret);
+                    // The body carries the secret too: payloads never reach records or logs.
+                    queues.send(Queues.permitV3("P-" + secret), attrs);
+                    jobs.add(new JobKey(attribute.equals("tenant") ? null : "tenant-h", id));
+                }
+            }
+            String longId = "j".repeat(300) + SECRETS.get(0);
+            String messageId = queues.send(Queues.permitV3("P-ID"), Queues.permitAttributes(longId, "tenant-h", 3));
+            jobs.add(new JobKey("tenant-h", messageId));
+
+            await().atMost(Duration.ofSeconds(90)).until(() -> jobs.stream().allMatch(k -> quarantine.find(k).isPresent()
+                    || ledger.find(k).map(r -> r.state() == JobState.SUCCEEDED).orElse(false)) && queues.depth(names.jobsQueue()) == 0);
+            List<String> evidence = new java.util.ArrayList<>();
+            for (JobKey k : jobs) {
+                Optional<QuarantineRecord> record = quarantine.find(k);
+                record.ifPresent(r -> {
+                    assertTrue(r.reason().matches("(?s).*[a-z]+(-[a-z]+)+.*"), "a named reason: " + r.reason());
+                    evidence.add(r.toString());
+                });
+                LedgerRecord l = ledger.find(k).orElseThrow(() -> new AssertionError("no ledger record for " + k));
+                assertEquals(1, l.attempt(), k + " ran once: no cycling");
+                evidence.add(l.toString());
+            }
+            evidence.addAll(AlertSinks.WEBHOOK);
+            evidence.addAll(lines);
+            for (String secret : SECRETS) {
+                String core = secret.replaceAll("^.*=", "").replace("Bearer ", "");
+                for (String e : evidence) {
+                    assertFalse(e.contains(core), "a secret (" + secret.substring(0, 8) + "...) reached: "
+                            + e.substring(0, Math.min(300, e.length())));
+                }
+            }
+            long quarantined = jobs.stream().filter(k -> quarantine.find(k).isPresent()).count();
+            System.out.printf("%n[hostile senders] %d jobs with secrets in %d attributes: %d quarantined with a named reason, %d ran (the"
+                    + " attribute is not read for them); %d alerts and %d log lines checked, no secret in any%n", jobs.size(), attributes.size() + 1,
+                    quarantined, jobs.size() - quarantined, AlertSinks.WEBHOOK.size(), lines.size());
+        } finally {
+            root.removeHandler(capture);
+        }
     }
 }

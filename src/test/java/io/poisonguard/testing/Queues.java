@@ -25,7 +25,10 @@ public final class Queues {
         return sqs.getQueueUrl(b -> b.queueName(name)).queueUrl();
     }
 
-    /** Sends one job with String/Number attributes as given (Number for schema-version and attachment-count). */
+    /**
+     * Sends one job with String/Number attributes as given (Number for a numeric schema-version or attachment-count;
+     * a value SQS would not take as a Number goes as a String, as a hostile sender would send it).
+     */
     public String send(String body, Map<String, String> attributes) {
         return sqs.sendMessage(b -> b.queueUrl(url(names.jobsQueue())).messageBody(body).messageAttributes(sdk(attributes))).messageId();
     }
@@ -33,7 +36,7 @@ public final class Queues {
     public static Map<String, MessageAttributeValue> sdk(Map<String, String> attributes) {
         Map<String, MessageAttributeValue> out = new HashMap<>();
         attributes.forEach((k, v) -> {
-            boolean number = k.equals("schema-version") || k.equals("attachment-count");
+            boolean number = (k.equals("schema-version") || k.equals("attachment-count")) && v.matches("-?\\d{1,30}");
             out.put(k, MessageAttributeValue.builder().dataType(number ? "Number" : "String").stringValue(v).build());
         });
         return out;

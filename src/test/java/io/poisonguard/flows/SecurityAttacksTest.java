@@ -1,0 +1,212 @@
+package io.poisonguard.flows;
+
+import io.poisonguard.audit.AuditEntry;
+import io.poisonguard.audit.AuditLog;
+import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.Tokens;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import jakarta.inject.Inject;
+import org.junit.jupiter.api.Test;
+
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.Base64;
+import java.util.List;
+import java.util.Map;
+import java.util.stream.IntStream;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 12: the attacks on the operator API, each against the running service, each refused. Forged and
+ * out-of-policy tokens are unauthenticated (401); each role does only its own work (403 otherwise); hostile
+ * requests (tampered cursors, oversized ids, 200,000 job types) answer 400 problem+json, never 500; a token's
+ * subject cannot forge an audit or log line; junk paths do not grow the metrics' URI labels; health, metrics and
+ * OpenAPI are not on the API port. Tenant scope has its own class ({@link TenantScopedOperatorsTest}); hostile
+ * senders too ({@link HostileIdentityTest}).
+ */
+@QuarkusTest
+@TestProfile(SecurityAttacksTest.Profile.class)
+class SecurityAttacksTest extends FlowTest {
+    public static class Profile extends EmulatorProfile {
+    }
+
+    @Inject
+    AuditLog audit;
+
+    final String operator = Tokens.of("olga", "operator");
+    final String admin = Tokens.of("ada", "admin");
+
+    @Test
+    void aTamperedCursorIsABadRequest() {
+        // Two quarantined jobs, so a page of one has a cursor.
+        Queues queues = queues();
+        queues.send(Queues.permitV1("P-C1"), Queues.permitAttributes("cursor-1", "tenant-s", 1));
+        queues.send(Queues.permitV1("P-C2"), Queues.permitAttributes("cursor-2", "tenant-s", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("cursor-1")).isPresent() && quarantine.find(key("cursor-2")).isPresent());
+        String cursor = given().auth().oauth2(operator).get("/ops/quarantine?limit=1").then().statusCode(200).extract().path("nextCursor");
+        assertTrue(cursor != null && !cursor.isEmpty());
+
+        String forged = Base64.getUrlEncoder().withoutPadding()
+                .encodeToString("notAKey=S:x\u0000other=N:12".getBytes(StandardCharsets.UTF_8));
+        for (String bad : List.of(forged, "not*base64!", cursor.substring(0, cursor.length() / 2))) {
+            given().auth().oauth2(operator).get("/ops/quarantine?limit=1&cursor=" + bad).then().statusCode(400)
+                    .contentType(containsString("application/problem+json"));
+        }
+    }
+
+    @Test
+    void anOversizedJobIdInAPathIsABadRequest() {
+        String longId = "j".repeat(3_000);
+        given().auth().oauth2(operator).get("/ops/quarantine/" + longId).then().statusCode(400)
+                .body("detail", containsString("job id"));
+        given().auth().oauth2(operator).get("/ops/jobs/" + longId + "?tenant=tenant-s").then().statusCode(400);
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "x", "dryRun", true))
+                .post("/ops/quarantine/" + longId + "/replay").then().statusCode(400);
+    }
+
+    @Test
+    void aTenantWithTooManyOrMalformedJobTypesIsABadRequest() {
+        List<String> many = IntStream.range(0, 200_000).mapToObj(i -> "type-" + i).toList();
+        given().auth().oauth2(admin).contentType(ContentType.JSON)
+                .body(Map.of("status", "ACTIVE", "jobTypes", many, "reason", "load"))
+                .put("/ops/tenants/tenant-big").then().statusCode(400).body("detail", containsString("at most"));
+        given().auth().oauth2(admin).contentType(ContentType.JSON)
+                .body(Map.of("status", "ACTIVE", "jobTypes", List.of("ops@corp.example.org"), "reason", "x"))
+                .put("/ops/tenants/tenant-big").then().statusCode(400);
+        given().auth().oauth2(admin).contentType(ContentType.JSON)
+                .body(Map.of("status", "ACTIVE", "jobTypes", List.of("permit-report"), "reason", "x"))
+                .put("/ops/tenants/" + "t".repeat(300)).then().statusCode(400);
+    }
+
+    /** The claims of a token the service accepts; each attack changes one thing. */
+    static Map<String, Object> validClaims() {
+        long now = java.time.Instant.now().getEpochSecond();
+        Map<String, Object> c = new java.util.LinkedHashMap<>();
+        c.put("iss", "poison-guard");
+        c.put("aud", "poison-guard");
+        c.put("sub", "mal");
+        c.put("upn", "mal");
+        c.put("groups", List.of("operator"));
+        c.put("tenants", List.of("*"));
+        c.put("iat", now);
+        c.put("exp", now + 600);
+        return c;
+    }
+
+    static String signed(java.util.function.Consumer<Map<String, Object>> change) {
+        Map<String, Object> c = validClaims();
+        change.accept(c);
+        return io.smallrye.jwt.build.Jwt.claims(c).sign();
+    }
+
+    static String b64(String s) {
+        return Base64.getUrlEncoder().withoutPadding().encodeToString(s.getBytes(StandardCharsets.UTF_8));
+    }
+
+    @Test
+    void forgedAndOutOfPolicyTokensAreUnauthenticated() throws Exception {
+        long now = java.time.Instant.now().getEpochSecond();
+        given().auth().oauth2(signed(c -> { })).get("/ops/quarantine").then().statusCode(200);
+
+        Map<String, String> attacks = new java.util.LinkedHashMap<>();
+        String body = b64(new com.fasterxml.jackson.databind.ObjectMapper().writeValueAsString(validClaims()));
+        attacks.put("alg none", b64("{\"alg\":\"none\",\"typ\":\"JWT\"}") + "." + body + ".");
+        String publicKey = org.eclipse.microprofile.config.ConfigProvider.getConfig().getOptionalValue("mp.jwt.verify.publickey", String.class)
+                .orElse("a-secret-an-attacker-guessed-0123456789abcdef");
+        attacks.put("HS256 signed with the public key", io.smallrye.jwt.build.Jwt.claims(validClaims())
+                .jws().algorithm(io.smallrye.jwt.algorithm.SignatureAlgorithm.HS256)
+                .sign(new javax.crypto.spec.SecretKeySpec(publicKey.getBytes(StandardCharsets.UTF_8), "HmacSHA256")));
+        java.security.KeyPairGenerator rsa = java.security.KeyPairGenerator.getInstance("RSA");
+        rsa.initialize(2048);
+        attacks.put("signed with a foreign key", io.smallrye.jwt.build.Jwt.claims(validClaims()).sign(rsa.generateKeyPair().getPrivate()));
+        attacks.put("wrong issuer", signed(c -> c.put("iss", "evil")));
+        attacks.put("expired", signed(c -> {
+            c.put("iat", now - 7_200);
+            c.put("exp", now - 3_600);
+        }));
+        attacks.put("no subject", signed(c -> c.remove("sub")));
+        attacks.put("no groups", signed(c -> c.remove("groups")));
+        attacks.put("no audience", signed(c -> c.remove("aud")));
+        attacks.put("another service's audience", signed(c -> c.put("aud", "billing")));
+        attacks.put("issued in the future", signed(c -> {
+            c.put("iat", now + 3_600);
+            c.put("exp", now + 4_000);
+        }));
+        attacks.put("valid for a year", signed(c -> c.put("exp", now + 365L * 86_400)));
+        attacks.put("no tenants claim", signed(c -> c.remove("tenants")));
+        attacks.put("tenants mixing * and names", signed(c -> c.put("tenants", List.of("*", "t-1"))));
+        attacks.forEach((attack, token) -> {
+            int status = given().auth().oauth2(token).get("/ops/quarantine").then().extract().statusCode();
+            org.junit.jupiter.api.Assertions.assertEquals(401, status, attack);
+        });
+        given().get("/ops/quarantine").then().statusCode(401);
+    }
+
+    @Test
+    void eachRoleDoesOnlyItsOwnWork() {
+        String viewer = Tokens.of("vic", "viewer");
+        String reader = Tokens.of("rita", "payload-reader");
+        String none = Tokens.of("nobody");
+        Map<String, Object> replay = Map.of("reason", "r", "dryRun", false);
+        given().auth().oauth2(viewer).contentType(ContentType.JSON).body(replay).post("/ops/quarantine/any-job/replay?tenant=tenant-s")
+                .then().statusCode(403);
+        given().auth().oauth2(viewer).contentType(ContentType.JSON).body(Map.of("reason", "r"))
+                .post("/ops/quarantine/any-job/resolve?tenant=tenant-s").then().statusCode(403);
+        given().auth().oauth2(viewer).get("/ops/quarantine/any-job/payload?tenant=tenant-s&reason=r").then().statusCode(403);
+        given().auth().oauth2(viewer).contentType(ContentType.JSON).body(Map.of("status", "ACTIVE", "reason", "r"))
+                .put("/ops/tenants/tenant-s").then().statusCode(403);
+        given().auth().oauth2(operator).get("/ops/quarantine/any-job/payload?tenant=tenant-s&reason=r").then().statusCode(403);
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("status", "ACTIVE", "reason", "r"))
+                .put("/ops/tenants/tenant-s").then().statusCode(403);
+        given().auth().oauth2(reader).get("/ops/quarantine").then().statusCode(403);
+        given().auth().oauth2(reader).contentType(ContentType.JSON).body(replay).post("/ops/quarantine/any-job/replay?tenant=tenant-s")
+                .then().statusCode(403);
+        given().auth().oauth2(admin).get("/ops/quarantine").then().statusCode(403);
+        given().auth().oauth2(admin).contentType(ContentType.JSON).body(replay).post("/ops/quarantine/any-job/replay?tenant=tenant-s")
+                .then().statusCode(403);
+        given().auth().oauth2(none).get("/ops/quarantine").then().statusCode(403);
+        given().auth().oauth2(none).get("/ops/audit").then().statusCode(403);
+    }
+
+    @Test
+    void junkPathsDoNotGrowTheMetricsUriLabelsAndManagementIsNotOnTheApiPort() {
+        for (int i = 0; i < 300; i++) {
+            given().get("/ops/junk-" + i).then().statusCode(org.hamcrest.Matchers.oneOf(401, 404));
+            given().auth().oauth2(operator).get("/ops/junk-" + i + "/deeper").then().statusCode(404);
+            given().get("/junk-" + i).then().statusCode(404);
+            given().delete("/ops/quarantine/junk-" + i + "/replay").then().statusCode(org.hamcrest.Matchers.oneOf(401, 404, 405));
+            given().auth().oauth2(operator).contentType(ContentType.JSON).body("{").post("/ops/junk-" + i).then()
+                    .statusCode(org.hamcrest.Matchers.oneOf(400, 404, 405, 415));
+            given().auth().oauth2("not-a-token-" + i).get("/ops/x-" + i).then().statusCode(401);
+        }
+        String metrics = management().get("/q/metrics").then().statusCode(200).extract().asString();
+        java.util.Set<String> uris = new java.util.TreeSet<>();
+        java.util.regex.Matcher m = java.util.regex.Pattern.compile("http_server_requests_seconds_count\\{[^}]*uri=\"([^\"]*)\"").matcher(metrics);
+        while (m.find()) {
+            uris.add(m.group(1));
+        }
+        assertFalse(uris.stream().anyMatch(u -> u.contains("junk")), "no junk path became a label: " + uris);
+        assertTrue(uris.size() < 40, "URI labels stay few: " + uris);
+        for (String path : List.of("/q/metrics", "/q/health/ready", "/q/openapi")) {
+            given().get(path).then().statusCode(404);
+        }
+    }
+
+    @Test
+    void aNewlineInTheTokenSubjectDoesNotForgeAnAuditLine() {
+        String forger = Tokens.of("eve\n2026-12-01 INFO [io.poisonguard] forged", "admin");
+        given().auth().oauth2(forger).contentType(ContentType.JSON)
+                .body(Map.of("status", "ACTIVE", "jobTypes", List.of("permit-report"), "reason", "onboarding"))
+                .put("/ops/tenants/tenant-eve").then().statusCode(200).body("updatedBy", equalTo("eve?2026-12-01 INFO [io.poisonguard] forged"));
+        AuditEntry entry = audit.recent(50).stream().filter(e -> e.jobId().equals("tenant:tenant-eve")).findFirst().orElseThrow();
+        assertFalse(entry.actor().contains("\n"), entry.actor());
+    }
+}
