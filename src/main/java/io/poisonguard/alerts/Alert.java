@@ -16,7 +16,14 @@ public record Alert(
         int generation,
         String reason,
         String link,
-        Instant at) {
+        Instant at,
+        String owner) {
+
+    /** An alert on no job or before owners were known. */
+    public Alert(String event, String jobId, String tenant, String jobType, String failureClass, int attempts, int generation, String reason,
+                 String link, Instant at) {
+        this(event, jobId, tenant, jobType, failureClass, attempts, generation, reason, link, at, null);
+    }
 
     /** A job was quarantined. */
     public static final String QUARANTINED = "job.quarantined";
@@ -28,6 +35,11 @@ public record Alert(
      * sample of job ids.
      */
     public static final String SYSTEMIC_TRIPPED = "system.failure-suspected";
+    /**
+     * A quarantined job passed a review deadline of its owner's ({@code reason} says which: acknowledge or resolve) and
+     * nobody acted: sent once per stage to the owner's escalation route.
+     */
+    public static final String ESCALATED = "job.escalated";
     /** The systemic-failure guard cleared (a probe succeeded, or an operator resumed). */
     public static final String SYSTEMIC_RESUMED = "system.resumed";
 }

@@ -13,6 +13,7 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.util.ArrayList;
 import java.util.List;
+import java.util.Optional;
 
 /**
  * Sends alerts through every configured notifier: the structured log always, a webhook and SNS
@@ -32,6 +33,10 @@ public class Alerts {
     private final List<AlertDispatch> dispatches = new ArrayList<>();
     private final String operatorUrl;
     private final Clock clock;
+    /** Each owner's own alert route (its webhook and SNS topic), besides the service-wide ones. */
+    private final java.util.Map<String, List<AlertDispatch>> ownerRoutes = new java.util.HashMap<>();
+    /** Each owner's escalation route. */
+    private final java.util.Map<String, List<AlertDispatch>> escalationRoutes = new java.util.HashMap<>();
 
     public Alerts(PoisonGuardConfig config, ObjectMapper json, Clock clock, MeterRegistry registry) {
         this.clock = clock;
@@ -46,16 +51,48 @@ public class Alerts {
                     .tag("notifier", n.name()).register(registry);
             dispatches.add(new AlertDispatch(n, WORKERS, CAPACITY, name -> dropped.increment()));
         }
+        config.ownership().owners().forEach((team, t) -> {
+            List<AlertDispatch> routes = new ArrayList<>();
+            t.webhook().ifPresent(u -> routes.add(dispatch(new WebhookNotifier(u, webhook.timeout(), json), "owner-" + team, registry)));
+            t.snsTopicArn().ifPresent(arn -> routes.add(dispatch(new SnsNotifier(arn, sns.region(), sns.endpointOverride(), json),
+                    "owner-" + team + "-sns", registry)));
+            ownerRoutes.put(team, routes);
+            Optional<java.net.URI> escalation = t.escalationWebhook().or(t::webhook);
+            escalationRoutes.put(team, escalation.map(u -> List.of(dispatch(new WebhookNotifier(u, webhook.timeout(), json),
+                    "escalation-" + team, registry))).orElse(List.of()));
+        });
+    }
+
+    private AlertDispatch dispatch(Notifier n, String name, MeterRegistry registry) {
+        Counter dropped = Counter.builder("poison.guard.alerts.dropped").description("Alerts dropped because their notifier's queue was full")
+                .tag("notifier", name).register(registry);
+        return new AlertDispatch(n, WORKERS, CAPACITY, x -> dropped.increment());
     }
 
     public List<String> notifiers() {
         return notifiers.stream().map(Notifier::name).toList();
     }
 
-    /** A job was quarantined (once per quarantine). */
-    public void quarantined(LedgerRecord r) {
-        publish(new Alert(Alert.QUARANTINED, r.jobId(), r.tenant(), r.jobType(), r.quarantineClass().name(), r.attempt(), r.generation(),
-                r.quarantineReason(), link(r.jobId()), clock.instant()));
+    /** A job was quarantined (once per quarantine): to every service-wide route and to its owner's. */
+    public void quarantined(LedgerRecord r, io.poisonguard.owners.OwnerMap.Assignment owner) {
+        Alert alert = new Alert(Alert.QUARANTINED, r.jobId(), r.tenant(), r.jobType(), r.quarantineClass().name(), r.attempt(), r.generation(),
+                r.quarantineReason(), link(r.jobId()), clock.instant(), owner.owner() + (owner.defaulted() ? " (default: no owner matched)" : ""));
+        publish(alert);
+        ownerRoutes.getOrDefault(owner.owner(), List.of()).forEach(d -> d.offer(alert));
+    }
+
+    /** A record passed its owner's deadline for {@code stage} (acknowledge or resolve): to the log and the owner's escalation route. */
+    public void escalated(io.poisonguard.quarantine.QuarantineRecord r, String owner, String stage, java.time.Duration within) {
+        Alert alert = new Alert(Alert.ESCALATED, r.jobId(), r.tenant(), r.jobType(), r.failureClass().name(), r.attempts(), r.generation(),
+                "not " + (stage.equals("acknowledge") ? "acknowledged" : "resolved") + " within " + within + " of quarantine (owner " + owner
+                        + "); state " + r.triageState(), link(r.jobId()), clock.instant(), owner);
+        dispatches.get(0).offer(alert);
+        List<AlertDispatch> routes = escalationRoutes.getOrDefault(owner, List.of());
+        if (routes.isEmpty()) {
+            // No route of its own (the default owner, or a team without a webhook): the service-wide routes carry it.
+            dispatches.stream().skip(1).forEach(d -> d.offer(alert));
+        }
+        routes.forEach(d -> d.offer(alert));
     }
 
     /** A replayed generation ended: succeeded, or quarantined again. */
@@ -89,6 +126,8 @@ public class Alerts {
     @PreDestroy
     void close() {
         dispatches.forEach(AlertDispatch::close);
+        ownerRoutes.values().forEach(l -> l.forEach(AlertDispatch::close));
+        escalationRoutes.values().forEach(l -> l.forEach(AlertDispatch::close));
         notifiers.stream().filter(n -> n instanceof AutoCloseable).forEach(n -> {
             try {
                 ((AutoCloseable) n).close();

@@ -64,9 +64,12 @@ public class OpsResource {
     private final SecurityIdentity identity;
     private final Clock clock;
     private final CodeVersion codeVersion;
+    private final io.poisonguard.triage.TriageActions triage;
 
     public OpsResource(LedgerStore ledger, QuarantineStore quarantine, OperatorActions actions, BulkReplays bulk, AuditLog audit,
-                       TenantDirectory tenants, SecurityIdentity identity, Clock clock, CodeVersion codeVersion) {
+                       TenantDirectory tenants, SecurityIdentity identity, Clock clock, CodeVersion codeVersion,
+                       io.poisonguard.triage.TriageActions triage) {
+        this.triage = triage;
         this.ledger = ledger;
         this.quarantine = quarantine;
         this.actions = actions;
@@ -84,6 +87,14 @@ public class OpsResource {
 
     /** Body of a resolve request. */
     public record ResolveRequest(String reason) {
+    }
+
+    /** Body of an assignment: who takes the job (null or blank unassigns) and why. */
+    public record AssignRequest(String assignee, String reason) {
+    }
+
+    /** Body of a note. */
+    public record NoteRequest(String text) {
     }
 
     /** Body of a bulk replay request. */
@@ -123,11 +134,7 @@ public class OpsResource {
 
     /** The tenants the caller's token covers (its {@code tenants} claim, which {@link TokenPolicy} requires). */
     private TenantScope scope() {
-        if (identity.getPrincipal() instanceof org.eclipse.microprofile.jwt.JsonWebToken jwt) {
-            return TenantScope.parse(TokenPolicy.claimValue(jwt.getClaim(TenantScope.CLAIM)), new StringBuilder())
-                    .orElse(new TenantScope(false, Set.of()));
-        }
-        return new TenantScope(false, Set.of());
+        return TenantScope.of(identity);
     }
 
     /** A tenant the caller names: well formed (else 400) and one of the token's (else 403). */
@@ -194,6 +201,7 @@ public class OpsResource {
                 .orElseThrow(() -> new Problem(404, "Not found", "no live quarantine record for job " + jobId, jobId));
         Map<String, Object> view = new LinkedHashMap<>();
         view.put("record", record);
+        view.put("triageState", record.triageState().name());
         view.put("ledgerState", ledger.findOwn(key).map(r -> r.state().name()).orElse(null));
         view.put("audit", visible(audit.forJob(jobId, 100)).filter(e -> e.tenant() == null || e.tenant().equals(key.tenant())).toList());
         return view;
@@ -227,6 +235,56 @@ public class OpsResource {
     @RolesAllowed(Roles.OPERATOR)
     public Map<String, Object> resolve(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant, ResolveRequest request) {
         return body(actions.resolve(keyOf(jobId, tenant), actor(), requireReason(request == null ? null : request.reason())), false);
+    }
+
+    @POST
+    @Path("quarantine/{jobId}/acknowledge")
+    @Consumes(MediaType.WILDCARD)
+    @RolesAllowed(Roles.OPERATOR)
+    public Map<String, Object> acknowledge(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant) {
+        return triaged(triage.acknowledge(keyOf(jobId, tenant), actor()), jobId);
+    }
+
+    @POST
+    @Path("quarantine/{jobId}/assign")
+    @RolesAllowed(Roles.OPERATOR)
+    public Map<String, Object> assign(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant, AssignRequest request) {
+        if (request == null) {
+            throw Problem.badRequest("a JSON body with assignee (blank to unassign) and reason is required");
+        }
+        String assignee = request.assignee() == null || request.assignee().isBlank() ? null : request.assignee().strip();
+        if (assignee != null && !assignee.matches("[\\p{L}\\p{N}._@ -]{1,128}")) {
+            throw Problem.badRequest("assignee is 1 to 128 letters, digits, spaces, '.', '_', '@' or '-'");
+        }
+        return triaged(triage.assign(keyOf(jobId, tenant), actor(), assignee, requireReason(request.reason())), jobId);
+    }
+
+    @POST
+    @Path("quarantine/{jobId}/notes")
+    @RolesAllowed(Roles.OPERATOR)
+    public Map<String, Object> note(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant, NoteRequest request) {
+        if (request == null || request.text() == null || request.text().isBlank()) {
+            throw Problem.badRequest("a note has text");
+        }
+        if (request.text().length() > io.poisonguard.triage.TriageActions.NOTE_CHARS) {
+            throw Problem.badRequest("a note is at most " + io.poisonguard.triage.TriageActions.NOTE_CHARS + " characters");
+        }
+        return triaged(triage.note(keyOf(jobId, tenant), actor(), request.text()), jobId);
+    }
+
+    private Map<String, Object> triaged(io.poisonguard.triage.TriageActions.Outcome outcome, String jobId) {
+        return switch (outcome) {
+            case io.poisonguard.triage.TriageActions.Outcome.Done d -> {
+                Map<String, Object> b = new LinkedHashMap<>();
+                b.put("jobId", jobId);
+                b.put("triageState", d.record().triageState().name());
+                b.put("triage", d.record().triage());
+                yield b;
+            }
+            case io.poisonguard.triage.TriageActions.Outcome.NotFound n ->
+                    throw new Problem(404, "Not found", "no live quarantine record for job " + jobId, jobId);
+            case io.poisonguard.triage.TriageActions.Outcome.Refused r -> throw new Problem(409, "Conflict", r.why(), jobId);
+        };
     }
 
     @POST

@@ -54,6 +54,14 @@ public record TenantScope(boolean everyTenant, Set<String> tenants) {
         return Optional.of(new TenantScope(false, new TreeSet<>(names)));
     }
 
+    /** The scope of the caller's token; none for a caller without a JWT. */
+    public static TenantScope of(io.quarkus.security.identity.SecurityIdentity identity) {
+        if (identity.getPrincipal() instanceof org.eclipse.microprofile.jwt.JsonWebToken jwt) {
+            return parse(TokenPolicy.claimValue(jwt.getClaim(CLAIM)), new StringBuilder()).orElse(new TenantScope(false, Set.of()));
+        }
+        return new TenantScope(false, Set.of());
+    }
+
     public boolean permits(String tenant) {
         return everyTenant || (tenant != null && tenants.contains(tenant));
     }

@@ -8,5 +8,13 @@ public enum AuditAction {
     VIEW_PAYLOAD,
     TENANT_CHANGE,
     /** An operator cleared the systemic-failure guard: consumption resumes. */
-    RESUME_CONSUMPTION
+    RESUME_CONSUMPTION,
+    /** Triage: someone took note of a quarantined job. */
+    ACKNOWLEDGE,
+    /** Triage: the job was assigned to someone (or unassigned). */
+    ASSIGN,
+    /** Triage: a note was left on the job. */
+    NOTE,
+    /** An overdue job was escalated to its owner (by the service, once per review stage). */
+    ESCALATE
 }

@@ -29,6 +29,12 @@ public class ConfigBeans {
 
     @Produces
     @Singleton
+    io.poisonguard.owners.OwnerMap owners(PoisonGuardConfig config) {
+        return Settings.owners(config);
+    }
+
+    @Produces
+    @Singleton
     Clock clock() {
         return Clock.systemUTC();
     }

@@ -10,6 +10,7 @@ import java.time.Duration;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
+import java.util.Set;
 
 /**
  * All of poison-guard's configuration, under {@code poison-guard.}. Every key is documented in the
@@ -42,6 +43,59 @@ public interface PoisonGuardConfig {
     Tokens tokens();
 
     OpsApi opsApi();
+
+    Ownership ownership();
+
+    /**
+     * Job types whose poison is dropped, not quarantined: cheap, idempotent work (telemetry, cache warming) where a
+     * lost item costs nothing. Counted by class and type, logged with job id and reason, no payload kept.
+     */
+    Optional<Set<String>> disposableJobTypes();
+
+    /** Who owns quarantined work, and how soon they must look at it. */
+    interface Ownership {
+        /** The owner of a job no entry of {@code owners} matches; its records and alerts are flagged. */
+        @WithDefault("operations")
+        String defaultOwner();
+
+        /** The default owner's acknowledge deadline, counted from quarantine. */
+        @WithDefault("4h")
+        Duration acknowledgeWithin();
+
+        /** The default owner's resolve deadline (replayed or discarded), counted from quarantine. */
+        @WithDefault("3d")
+        Duration resolveWithin();
+
+        /** How often overdue records are looked for (and escalated, once per stage). */
+        @WithDefault("1m")
+        Duration checkInterval();
+
+        /** Owners by team name: {@code poison-guard.ownership.owners."payments".job-types=invoice,refund}. */
+        Map<String, Team> owners();
+
+        interface Team {
+            /** Job types this team owns (with tenants: only those tenants' jobs of these types). */
+            Optional<Set<String>> jobTypes();
+
+            /** Tenants this team owns. */
+            Optional<Set<String>> tenants();
+
+            /** This team's alert route: each of its quarantines is also POSTed here. */
+            Optional<java.net.URI> webhook();
+
+            /** This team's SNS alert route. */
+            Optional<String> snsTopicArn();
+
+            /** Where overdue records are escalated; defaults to the team's webhook. */
+            Optional<java.net.URI> escalationWebhook();
+
+            /** Defaults to ownership.acknowledge-within. */
+            Optional<Duration> acknowledgeWithin();
+
+            /** Defaults to ownership.resolve-within. */
+            Optional<Duration> resolveWithin();
+        }
+    }
 
     /** The operator API ({@code /ops/*}). */
     interface OpsApi {

@@ -53,6 +53,49 @@ public final class Settings {
     }
 
     /** Builds the policy, failing with the offending key when a value is out of range or a limit is dead. */
+    /**
+     * The ownership map, checked: every owner names job types or tenants, acknowledges no later than it resolves,
+     * and has deadlines that fall inside the quarantine record's retention (a deadline past it could never fire:
+     * the record would be gone first, a dead setting).
+     */
+    public static io.poisonguard.owners.OwnerMap owners(PoisonGuardConfig config) {
+        PoisonGuardConfig.Ownership o = config.ownership();
+        Duration retention = config.retention().quarantine();
+        List<io.poisonguard.owners.Owner> owners = new ArrayList<>();
+        for (Map.Entry<String, PoisonGuardConfig.Ownership.Team> e : new java.util.TreeMap<>(o.owners()).entrySet()) {
+            String key = ROOT + "ownership.owners.\"" + e.getKey() + "\"";
+            PoisonGuardConfig.Ownership.Team t = e.getValue();
+            Set<String> types = t.jobTypes().orElse(Set.of());
+            Set<String> tenants = t.tenants().orElse(Set.of());
+            if (types.isEmpty() && tenants.isEmpty()) {
+                throw new ConfigurationException(key + " names neither job-types nor tenants: it would own nothing", Set.of(key + ".job-types"));
+            }
+            owners.add(owner(key, e.getKey(), types, tenants, t.acknowledgeWithin().orElse(o.acknowledgeWithin()),
+                    t.resolveWithin().orElse(o.resolveWithin()), retention));
+        }
+        io.poisonguard.owners.Owner fallback = owner(ROOT + "ownership", o.defaultOwner(), Set.of(), Set.of(), o.acknowledgeWithin(),
+                o.resolveWithin(), retention);
+        try {
+            return new io.poisonguard.owners.OwnerMap(owners, fallback);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(e.getMessage(), Set.of(ROOT + "ownership.default-owner"));
+        }
+    }
+
+    private static io.poisonguard.owners.Owner owner(String key, String name, Set<String> types, Set<String> tenants, Duration ack,
+                                                     Duration resolve, Duration retention) {
+        if (!resolve.minus(retention).isNegative()) {
+            throw new ConfigurationException(key + ".resolve-within (" + resolve + ") is not shorter than " + ROOT
+                    + "retention.quarantine (" + retention + "): the record and its payload expire before the deadline, so it never fires",
+                    Set.of(key + ".resolve-within"));
+        }
+        try {
+            return new io.poisonguard.owners.Owner(name, types, tenants, ack, resolve);
+        } catch (IllegalArgumentException e) {
+            throw new ConfigurationException(key + ": " + e.getMessage(), Set.of(key + ".acknowledge-within"));
+        }
+    }
+
     public static Policy policy(PoisonGuardConfig config) {
         PoisonGuardConfig.Consumer consumer = config.consumer();
         require(consumer.concurrency() >= 1 && consumer.concurrency() <= 1000, "consumer.concurrency", "must be between 1 and 1000");

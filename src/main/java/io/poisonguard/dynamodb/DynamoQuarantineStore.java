@@ -288,6 +288,86 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         });
     }
 
+    @Override
+    public boolean acknowledge(JobKey key, String by, Instant at) {
+        return conditional(key, "SET ackBy = :by, ackAt = :at", "#status = :waiting AND attribute_not_exists(ackBy)",
+                Map.of(":by", Attrs.s(by), ":at", Attrs.millis(at), ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name())), true);
+    }
+
+    @Override
+    public void assign(JobKey key, String assignee) {
+        if (assignee == null) {
+            conditional(key, "REMOVE assignee", null, Map.of(), false);
+        } else {
+            conditional(key, "SET assignee = :a", null, Map.of(":a", Attrs.s(assignee)), false);
+        }
+    }
+
+    @Override
+    public boolean addNote(JobKey key, io.poisonguard.quarantine.Triage.Note note) {
+        Map<String, AttributeValue> n = new HashMap<>();
+        n.put("at", Attrs.millis(note.at()));
+        n.put("by", Attrs.s(note.by()));
+        n.put("text", Attrs.s(note.text()));
+        return conditional(key, "SET notes = list_append(if_not_exists(notes, :empty), :n)",
+                "attribute_not_exists(notes) OR size(notes) < :max", Map.of(":n", AttributeValue.fromL(List.of(AttributeValue.fromM(n))),
+                        ":empty", AttributeValue.fromL(List.of()), ":max", Attrs.n(io.poisonguard.quarantine.Triage.MAX_NOTES)), false);
+    }
+
+    @Override
+    public boolean markEscalated(JobKey key, String stage) {
+        return conditional(key, "ADD escalated :s", "attribute_not_exists(escalated) OR NOT contains(escalated, :stage)",
+                Map.of(":s", AttributeValue.fromSs(List.of(stage)), ":stage", Attrs.s(stage)), false);
+    }
+
+    /**
+     * One update of an existing record under its scoped key (or its bare job id, for a record from before scoping),
+     * with an extra condition; false when that condition does not hold.
+     */
+    private boolean conditional(JobKey key, String update, String extra, Map<String, AttributeValue> values, boolean usesStatus) {
+        try {
+            updateEither(key, (storageKey, exists) -> {
+                Map<String, AttributeValue> v = new HashMap<>(values);
+                exists.values().forEach(v::put);
+                UpdateItemRequest.Builder b = UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
+                        .updateExpression(update)
+                        .conditionExpression(extra == null ? exists.expression() : exists.expression() + " AND (" + extra + ")");
+                if (usesStatus) {
+                    b.expressionAttributeNames(Map.of("#status", "status"));
+                }
+                if (!v.isEmpty()) {
+                    b.expressionAttributeValues(v);
+                }
+                dynamo.updateItem(b.build());
+            });
+            return true;
+        } catch (ConditionalCheckFailedException e) {
+            return false;
+        }
+    }
+
+    @Override
+    public List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant before, Instant now, int limit) {
+        List<QuarantineRecord> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_CLASS)
+                    .keyConditionExpression("failureClass = :c AND quarantinedAt <= :before")
+                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)")
+                    .expressionAttributeNames(Map.of("#status", "status"))
+                    .expressionAttributeValues(Map.of(":c", Attrs.s(failureClass.name()), ":before", Attrs.millis(before),
+                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()), ":now", Attrs.epochSeconds(now)))
+                    .scanIndexForward(true).exclusiveStartKey(start).build());
+            for (Map<String, AttributeValue> item : page.items()) {
+                if (out.size() < limit) {
+                    out.add(decode(item));
+                }
+            }
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null && out.size() < limit);
+        return out;
+    }
+
     /** The job key of a stored item: a key without a tenant part is the key of a copy that named no valid tenant. */
     private static JobKey keyOf(Map<String, AttributeValue> item) {
         return JobKey.fromStorage(Attrs.str(item, KEY), Attrs.str(item, "tenant"));
@@ -337,6 +417,25 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             m.put("deadLetterDetail", Attrs.s(r.deadLetter().detail()));
         }
         m.put("sourceKept", AttributeValue.fromBool(r.deadLetter().sourceKept()));
+        io.poisonguard.quarantine.Triage t = r.triage();
+        if (t.owner() != null) {
+            m.put("owner", Attrs.s(t.owner()));
+        }
+        m.put("ownerDefaulted", AttributeValue.fromBool(t.ownerDefaulted()));
+        if (t.acknowledgedBy() != null) {
+            m.put("ackBy", Attrs.s(t.acknowledgedBy()));
+            m.put("ackAt", Attrs.millis(t.acknowledgedAt()));
+        }
+        if (t.assignee() != null) {
+            m.put("assignee", Attrs.s(t.assignee()));
+        }
+        if (!t.notes().isEmpty()) {
+            m.put("notes", AttributeValue.fromL(t.notes().stream().map(n -> AttributeValue.fromM(Map.of("at", Attrs.millis(n.at()),
+                    "by", Attrs.s(n.by()), "text", Attrs.s(n.text())))).toList()));
+        }
+        if (!t.escalated().isEmpty()) {
+            m.put("escalated", AttributeValue.fromSs(List.copyOf(t.escalated())));
+        }
         return m;
     }
 
@@ -392,7 +491,19 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 Attrs.str(m, "status") == null ? QuarantineStatus.QUARANTINED : QuarantineStatus.valueOf(Attrs.str(m, "status")),
                 replays(m.get("replays")),
                 Attrs.integer(m, "receiveCount"),
-                deadLetter(m));
+                deadLetter(m),
+                triage(m));
+    }
+
+    private static io.poisonguard.quarantine.Triage triage(Map<String, AttributeValue> m) {
+        AttributeValue defaulted = m.get("ownerDefaulted");
+        List<io.poisonguard.quarantine.Triage.Note> notes = m.containsKey("notes") && m.get("notes").hasL()
+                ? m.get("notes").l().stream().map(n -> new io.poisonguard.quarantine.Triage.Note(Attrs.instantMillis(n.m(), "at"),
+                        Attrs.str(n.m(), "by"), Attrs.str(n.m(), "text"))).toList()
+                : List.of();
+        return new io.poisonguard.quarantine.Triage(Attrs.str(m, "owner"), defaulted == null || Boolean.TRUE.equals(defaulted.bool()),
+                Attrs.str(m, "ackBy"), Attrs.instantMillis(m, "ackAt"), Attrs.str(m, "assignee"), notes,
+                m.containsKey("escalated") && m.get("escalated").hasSs() ? java.util.Set.copyOf(m.get("escalated").ss()) : java.util.Set.of());
     }
 
     private static DeadLetterCopy deadLetter(Map<String, AttributeValue> m) {

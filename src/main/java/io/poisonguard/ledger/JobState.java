@@ -18,22 +18,27 @@ public enum JobState {
     /** An operator discarded it with a reason; it must not run again. */
     RESOLVED,
     /** Its payload is gone (retention passed, DLQ purged): nothing left to replay. */
-    UNRECOVERABLE;
+    UNRECOVERABLE,
+    /**
+     * Poison of a disposable job type: dropped on purpose instead of quarantined (no dead-letter copy, no record,
+     * no payload kept). Further copies are deleted without running.
+     */
+    DROPPED;
 
     public Set<JobState> next() {
         return switch (this) {
             case ACTIVE -> EnumSet.of(ACTIVE, RETRY_WAIT, SUCCEEDED, QUARANTINED);
             case RETRY_WAIT -> EnumSet.of(ACTIVE, RETRY_WAIT, QUARANTINED);
-            case QUARANTINED -> EnumSet.of(REPLAYING, RESOLVED, UNRECOVERABLE);
+            case QUARANTINED -> EnumSet.of(REPLAYING, RESOLVED, UNRECOVERABLE, DROPPED);
             // REPLAYING -> REPLAYING: an operator re-issues a replay that never reached a worker.
             case REPLAYING -> EnumSet.of(ACTIVE, QUARANTINED, UNRECOVERABLE, REPLAYING);
-            case SUCCEEDED, RESOLVED, UNRECOVERABLE -> EnumSet.noneOf(JobState.class);
+            case SUCCEEDED, RESOLVED, UNRECOVERABLE, DROPPED -> EnumSet.noneOf(JobState.class);
         };
     }
 
     /** Out of the main path for good or until an operator acts: no copy of the job may run. */
     public boolean parked() {
-        return this == QUARANTINED || this == RESOLVED || this == UNRECOVERABLE;
+        return this == QUARANTINED || this == RESOLVED || this == UNRECOVERABLE || this == DROPPED;
     }
 
     public boolean canMoveTo(JobState target) {

@@ -18,7 +18,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class Metrics {
     /** Outcome tag values of {@code poison_guard_outcomes_total}. */
     public enum Outcome {
-        SUCCEEDED, RETRY_SCHEDULED, QUARANTINED, DUPLICATE_DROPPED, DEFERRED_ACTIVE_ELSEWHERE, LEFT_TO_REDELIVER,
+        SUCCEEDED, RETRY_SCHEDULED, QUARANTINED, DUPLICATE_DROPPED,
+        /** Poison of a disposable job type, dropped instead of quarantined. */
+        DROPPED_DISPOSABLE, DEFERRED_ACTIVE_ELSEWHERE, LEFT_TO_REDELIVER,
         /** Failed while the systemic guard was tripped: not charged to the job. */
         HELD,
         /** Given back unfinished at shutdown: not charged to the job. */
@@ -39,6 +41,7 @@ public class Metrics {
     private final AtomicInteger ledgerDown = new AtomicInteger();
     private final DistributionSummary queueAge;
     private final Counter received;
+    private final RejectionHistory rejections = new RejectionHistory();
 
     public Metrics(MeterRegistry registry) {
         this.registry = registry;
@@ -80,6 +83,28 @@ public class Metrics {
                 .tag("failure_class", failureClass.name()).register(registry).increment();
     }
 
+    /** Poison of a disposable job type was dropped, not quarantined. */
+    public void dropped(FailureClass failureClass, String jobType) {
+        droppedCounter(failureClass, jobType).increment();
+    }
+
+    /** Registers the drop counter at zero (so a rule's increase() sees the first drop). */
+    public Counter droppedCounter(FailureClass failureClass, String jobType) {
+        return Counter.builder("poison.guard.dropped").description("Poison of disposable job types dropped instead of quarantined, by class and type")
+                .tag("failure_class", failureClass.name()).tag("job_type", jobType == null ? "unknown" : jobType).register(registry);
+    }
+
+    /** An overdue quarantine record was escalated to its owner (once per stage). */
+    public void escalated(String owner, String stage) {
+        escalationCounter(owner, stage).increment();
+    }
+
+    /** Registers the escalation counter at zero. */
+    public Counter escalationCounter(String owner, String stage) {
+        return Counter.builder("poison.guard.escalations").description("Overdue quarantine records escalated to their owner, by owner and review stage")
+                .tag("owner", owner).tag("stage", stage).register(registry);
+    }
+
     /** The dead-letter intake adopted a job it found in the DLQ without a quarantine record. */
     public void adoptedFromDeadLetters() {
         Counter.builder("poison.guard.dead.letter.adopted")
@@ -89,6 +114,12 @@ public class Metrics {
     public void admissionRejected(String reason) {
         Counter.builder("poison.guard.admission.rejections").description("Pre-flight rejections, by reason")
                 .tag("reason", reason).register(registry).increment();
+        rejections.record(reason, java.time.Instant.now());
+    }
+
+    /** Admission rejections per minute and reason, the last hour, on this instance (the console's chart). */
+    public RejectionHistory rejections() {
+        return rejections;
     }
 
     public void handled(String jobType, String result, Duration took) {

@@ -71,12 +71,14 @@ public class DeadLetterIntake {
     private final LedgerGate gate;
     private final PayloadVault vault;
     private final DeadLetterRefusals refusals;
+    private final io.poisonguard.owners.OwnerMap owners;
     private final ReentrantLock sweeping = new ReentrantLock();
     private volatile boolean started;
 
     public DeadLetterIntake(DeadLetterInbox inbox, DeadLetterSink deadLetters, LedgerStore ledger, QuarantineStore quarantine,
                             Decisions decisions, Preflight preflight, Alerts alerts, Metrics metrics, Clock clock, PoisonGuardConfig config,
-                            LedgerGate gate, PayloadVault vault, DeadLetterRefusals refusals) {
+                            LedgerGate gate, PayloadVault vault, DeadLetterRefusals refusals, io.poisonguard.owners.OwnerMap owners) {
+        this.owners = owners;
         this.vault = vault;
         this.refusals = refusals;
         this.inbox = inbox;
@@ -215,14 +217,16 @@ public class DeadLetterIntake {
             // The queue will never take the re-labelled copy, and the vault holds the payload: the record names the refusal.
             copy = DeadLetterCopy.refused(refusal.get(), false);
         }
+        io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(parked.tenant(), parked.jobType());
         QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
-                config.retention().quarantine(), List.of(), copy).withReceiveCount(m.receiveCount());
+                config.retention().quarantine(), List.of(), copy, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()))
+                .withReceiveCount(m.receiveCount());
         boolean first = quarantine.putIfAbsent(record);
         inbox.delete(m);
         if (first) {
             metrics.quarantined(failureClass);
             metrics.adoptedFromDeadLetters();
-            alerts.quarantined(parked);
+            alerts.quarantined(parked, owner);
             LOG.infof("Job %s adopted from the dead-letter queue: class=%s receives=%d generation=%d", jobId, failureClass,
                     m.receiveCount(), parked.generation());
         } else {

@@ -47,10 +47,18 @@ public class Quarantiner {
     private final Alerts alerts;
     private final DeadLetterRefusals refusals;
     private final PayloadVault vault;
+    private final io.poisonguard.owners.OwnerMap owners;
+    private final io.poisonguard.ledger.LedgerStore ledger;
+    private final java.util.Set<String> disposable;
 
     public Quarantiner(QuarantineStore store, DeadLetterSink deadLetters, DeadLetterRefusals refusals, SourceQueue source, Clock clock,
-                       Metrics metrics, PoisonGuardConfig config, Alerts alerts, PayloadVault vault) {
+                       Metrics metrics, PoisonGuardConfig config, Alerts alerts, PayloadVault vault, io.poisonguard.owners.OwnerMap owners,
+                       io.poisonguard.ledger.LedgerStore ledger) {
         this.vault = vault;
+        this.owners = owners;
+        this.ledger = ledger;
+        this.disposable = config.disposableJobTypes().orElse(java.util.Set.of());
+        disposable.forEach(type -> java.util.Arrays.stream(io.poisonguard.failure.FailureClass.values()).forEach(c -> metrics.droppedCounter(c, type)));
         this.store = store;
         this.deadLetters = deadLetters;
         this.refusals = refusals;
@@ -63,6 +71,11 @@ public class Quarantiner {
 
     public void complete(LedgerRecord record, InboundMessage m, Diagnostics diagnostics) {
         Instant now = clock.instant();
+        if (record.state() == io.poisonguard.ledger.JobState.DROPPED
+                || record.jobType() != null && disposable.contains(record.jobType()) && record.generation() == 1) {
+            drop(record, m, now);
+            return;
+        }
         // A replay that failed again keeps the replay history of the generations before it.
         List<ReplayEntry> earlier = store.find(JobKey.of(record)).map(QuarantineRecord::replays).orElse(List.of()).stream()
                 .map(e -> e.generation() == record.generation() && e.outcome() == null
@@ -108,8 +121,9 @@ public class Quarantiner {
             deadLetter = DeadLetterCopy.refused(refusal.get(), !kept);
         }
         // Whoever writes the record first sends the one alert; the record names where the payload is.
+        io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(record.tenant(), record.jobType());
         boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
-                earlier, deadLetter));
+                earlier, deadLetter, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted())));
         if (deadLetter.sourceKept()) {
             source.changeVisibility(m, config.consumer().visibilityTimeout());
             metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
@@ -125,7 +139,7 @@ public class Quarantiner {
         }
         if (first) {
             metrics.quarantined(record.quarantineClass());
-            alerts.quarantined(record);
+            alerts.quarantined(record, owner);
             if (record.generation() > 1) {
                 alerts.replayOutcome(record);
             }
@@ -134,5 +148,30 @@ public class Quarantiner {
         } else {
             LOG.infof("Job %s: another copy forwarded to the dead-letter queue (already quarantined)", record.jobId());
         }
+    }
+
+    /**
+     * Poison of a disposable job type: the ledger says DROPPED (so no copy runs again), the message is deleted, and
+     * nothing else is kept: no dead-letter copy, no record, no payload. Counted and logged with id and reason. A
+     * replayed generation is never dropped: someone chose to run it again.
+     */
+    private void drop(LedgerRecord record, InboundMessage m, Instant now) {
+        if (record.state() != io.poisonguard.ledger.JobState.DROPPED) {
+            try {
+                ledger.write(record.moveTo(io.poisonguard.ledger.JobState.DROPPED, now));
+            } catch (RuntimeException e) {
+                // The copy stays and comes back: the job is QUARANTINED in the ledger, and the next copy drops it.
+                source.changeVisibility(m, config.consumer().visibilityTimeout());
+                metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
+                LOG.warnf("Job %s: recording the drop failed (%s); the message stays and will be dropped when it returns",
+                        record.jobId(), e.getClass().getSimpleName());
+                return;
+            }
+            metrics.dropped(record.quarantineClass(), record.jobType());
+            LOG.infof("Job %s dropped, not quarantined (disposable job type %s): class=%s attempts=%d reason=%s", record.jobId(),
+                    record.jobType(), record.quarantineClass(), record.attempt(), record.quarantineReason());
+        }
+        source.delete(m);
+        metrics.outcome(Outcome.DROPPED_DISPOSABLE, record.quarantineClass());
     }
 }

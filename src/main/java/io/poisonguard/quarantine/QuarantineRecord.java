@@ -35,7 +35,8 @@ public record QuarantineRecord(
         QuarantineStatus status,
         List<ReplayEntry> replays,
         Integer receiveCount,
-        DeadLetterCopy deadLetter) {
+        DeadLetterCopy deadLetter,
+        Triage triage) {
 
     public QuarantineRecord {
         history = history == null ? List.of() : List.copyOf(history);
@@ -44,6 +45,13 @@ public record QuarantineRecord(
         status = status == null ? QuarantineStatus.QUARANTINED : status;
         // Records written before the dead-letter state was kept were only ever written after a sent copy.
         deadLetter = deadLetter == null ? DeadLetterCopy.sent(null) : deadLetter;
+        // Records written before owners existed have none.
+        triage = triage == null ? Triage.owned(null, true) : triage;
+    }
+
+    /** Where the record stands for the people handling it. */
+    public TriageState triageState() {
+        return triage.state(status);
     }
 
     /**
@@ -52,16 +60,16 @@ public record QuarantineRecord(
      * names what became of the dead-letter copy.
      */
     public static QuarantineRecord of(LedgerRecord ledger, Diagnostics diagnostics, String sourceMessageId, Instant now,
-                                      java.time.Duration retention, List<ReplayEntry> earlierReplays, DeadLetterCopy deadLetter) {
+                                      java.time.Duration retention, List<ReplayEntry> earlierReplays, DeadLetterCopy deadLetter, Triage triage) {
         return new QuarantineRecord(ledger.jobId(), ledger.tenant(), ledger.jobType(), ledger.generation(),
                 ledger.quarantineClass(), ledger.quarantineReason(), ledger.attempt(), ledger.failures(), diagnostics, ledger.history(),
                 ledger.firstSeen(), ledger.updatedAt(), now, now.plus(retention), sourceMessageId, QuarantineStatus.QUARANTINED,
-                earlierReplays, null, deadLetter);
+                earlierReplays, null, deadLetter, triage);
     }
 
     /** The record with the receive count of the dead-letter copy the intake adopted. */
     public QuarantineRecord withReceiveCount(int count) {
         return new QuarantineRecord(jobId, tenant, jobType, generation, failureClass, reason, attempts, failures, diagnostics, history,
-                firstSeen, lastSeen, quarantinedAt, expiresAt, sourceMessageId, status, replays, count, deadLetter);
+                firstSeen, lastSeen, quarantinedAt, expiresAt, sourceMessageId, status, replays, count, deadLetter, triage);
     }
 }

@@ -29,4 +29,19 @@ public interface QuarantineStore {
 
     /** Sets the outcome of the replay of {@code generation} and the record's status. */
     void recordReplayOutcome(JobKey key, int generation, QuarantineStatus status, String outcome);
+
+    /** Marks a waiting record acknowledged; false when someone acknowledged it first or it no longer waits. */
+    boolean acknowledge(JobKey key, String by, Instant at);
+
+    /** Assigns the record to {@code assignee} (null clears it). */
+    void assign(JobKey key, String assignee);
+
+    /** Appends a note (already scrubbed); false when the record holds {@link Triage#MAX_NOTES} notes. */
+    boolean addNote(JobKey key, Triage.Note note);
+
+    /** Records that review stage {@code stage} was escalated; false when it already was (by this or another instance). */
+    boolean markEscalated(JobKey key, String stage);
+
+    /** Live records of one class still waiting (status QUARANTINED) and quarantined at or before {@code before}, oldest first. */
+    List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant before, Instant now, int limit);
 }

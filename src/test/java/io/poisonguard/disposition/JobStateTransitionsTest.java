@@ -35,8 +35,11 @@ class JobStateTransitionsTest {
     }
 
     @Test
-    void aQuarantinedJobOnlyLeavesThroughAnOperator() {
-        assertEquals(EnumSet.of(JobState.REPLAYING, JobState.RESOLVED, JobState.UNRECOVERABLE), JobState.QUARANTINED.next());
+    void aQuarantinedJobOnlyLeavesThroughAnOperatorOrAsADisposableDrop() {
+        // DROPPED is the service's own move, for a disposable job type only (Quarantiner); every other exit is an operator's.
+        assertEquals(EnumSet.of(JobState.REPLAYING, JobState.RESOLVED, JobState.UNRECOVERABLE, JobState.DROPPED), JobState.QUARANTINED.next());
+        assertEquals(EnumSet.noneOf(JobState.class), JobState.DROPPED.next(), "a dropped job never runs again");
+        assertTrue(JobState.DROPPED.parked());
     }
 
     @Test

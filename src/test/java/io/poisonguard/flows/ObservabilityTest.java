@@ -30,6 +30,11 @@ class ObservabilityTest extends FlowTest {
     static final Pattern METRIC = Pattern.compile("poison_guard_[a-z0-9_]+");
 
     public static class Profile extends EmulatorProfile {
+        @Override
+        public java.util.Map<String, String> getConfigOverrides() {
+            // The drop counter exists (at zero) for each disposable type: name one, so the rule's metric is exported.
+            return java.util.Map.of("poison-guard.disposable-job-types", "scripted");
+        }
     }
 
 

@@ -1,0 +1,132 @@
+package io.poisonguard.api;
+
+import io.poisonguard.observability.Metrics;
+import io.poisonguard.observability.RejectionHistory;
+import io.poisonguard.owners.Owner;
+import io.poisonguard.owners.OwnerMap;
+import io.poisonguard.owners.ReviewStage;
+import io.poisonguard.pipeline.ConsumptionGate;
+import io.poisonguard.pipeline.LedgerGate;
+import io.poisonguard.pipeline.SystemicGuard;
+import io.poisonguard.quarantine.QuarantinePage;
+import io.poisonguard.quarantine.QuarantineQuery;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.quarkus.security.identity.SecurityIdentity;
+import jakarta.annotation.security.RolesAllowed;
+import jakarta.ws.rs.GET;
+import jakarta.ws.rs.Path;
+import jakarta.ws.rs.Produces;
+import jakarta.ws.rs.core.MediaType;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.LinkedHashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.TreeMap;
+
+/**
+ * What the console's overview shows, in one call: the waiting quarantine by class, tenant and owner (count and
+ * oldest age), the overdue records, consumption (breakers, the systemic guard, the ledger gate) and admission
+ * rejections per minute. Reads at most {@link #MAX_RECORDS} records (the token's tenants only) and says whether
+ * that was all of them.
+ */
+@Path("/ops/overview")
+@Produces(MediaType.APPLICATION_JSON)
+public class OverviewResource {
+    static final int MAX_RECORDS = 2_000;
+
+    private final QuarantineStore quarantine;
+    private final OwnerMap owners;
+    private final ConsumptionGate gate;
+    private final SystemicGuard guard;
+    private final LedgerGate ledgerGate;
+    private final Metrics metrics;
+    private final SecurityIdentity identity;
+    private final Clock clock;
+
+    public OverviewResource(QuarantineStore quarantine, OwnerMap owners, ConsumptionGate gate, SystemicGuard guard, LedgerGate ledgerGate,
+                            Metrics metrics, SecurityIdentity identity, Clock clock) {
+        this.quarantine = quarantine;
+        this.owners = owners;
+        this.gate = gate;
+        this.guard = guard;
+        this.ledgerGate = ledgerGate;
+        this.metrics = metrics;
+        this.identity = identity;
+        this.clock = clock;
+    }
+
+    /** Count and oldest age of one group. */
+    public record Group(int count, long oldestAgeSeconds) {
+        Group add(long ageSeconds) {
+            return new Group(count + 1, Math.max(oldestAgeSeconds, ageSeconds));
+        }
+    }
+
+    /** A record past one of its owner's deadlines. */
+    public record Overdue(String jobId, String tenant, String owner, String stage, long overdueSeconds, String triageState) {
+    }
+
+    @GET
+    @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
+    public Map<String, Object> overview() {
+        Instant now = clock.instant();
+        TenantScope scope = TenantScope.of(identity);
+        List<QuarantineRecord> waiting = new ArrayList<>();
+        boolean complete = true;
+        List<Optional<String>> tenants = scope.everyTenant() ? List.of(Optional.empty()) : scope.tenants().stream().sorted().map(Optional::of).toList();
+        for (Optional<String> tenant : tenants) {
+            Optional<String> cursor = Optional.empty();
+            do {
+                QuarantinePage page = quarantine.list(new QuarantineQuery(Optional.empty(), tenant, Optional.empty(),
+                        Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), 500, cursor), now);
+                waiting.addAll(page.items());
+                cursor = Optional.ofNullable(page.nextCursor());
+            } while (cursor.isPresent() && waiting.size() < MAX_RECORDS);
+            complete &= cursor.isEmpty();
+        }
+        Map<String, Group> byClass = new TreeMap<>();
+        Map<String, Group> byTenant = new TreeMap<>();
+        Map<String, Group> byOwner = new TreeMap<>();
+        List<Overdue> overdue = new ArrayList<>();
+        for (QuarantineRecord r : waiting) {
+            long age = Duration.between(r.quarantinedAt(), now).toSeconds();
+            Owner owner = owners.owner(r.triage().owner());
+            byClass.merge(r.failureClass().name(), new Group(1, age), (a, b) -> a.add(age));
+            byTenant.merge(String.valueOf(r.tenant()), new Group(1, age), (a, b) -> a.add(age));
+            byOwner.merge(owner.name(), new Group(1, age), (a, b) -> a.add(age));
+            boolean acknowledged = r.triage().acknowledgedBy() != null;
+            if (!acknowledged && now.isAfter(r.quarantinedAt().plus(owner.acknowledgeWithin()))) {
+                overdue.add(new Overdue(r.jobId(), r.tenant(), owner.name(), ReviewStage.ACKNOWLEDGE.key(),
+                        Duration.between(r.quarantinedAt().plus(owner.acknowledgeWithin()), now).toSeconds(), r.triageState().name()));
+            } else if (now.isAfter(r.quarantinedAt().plus(owner.resolveWithin()))) {
+                overdue.add(new Overdue(r.jobId(), r.tenant(), owner.name(), ReviewStage.RESOLVE.key(),
+                        Duration.between(r.quarantinedAt().plus(owner.resolveWithin()), now).toSeconds(), r.triageState().name()));
+            }
+        }
+        overdue.sort((a, b) -> Long.compare(b.overdueSeconds(), a.overdueSeconds()));
+        Map<String, Object> consumption = new LinkedHashMap<>();
+        consumption.put("admit", gate.admit().name());
+        consumption.put("breakers", gate.states());
+        consumption.put("systemic", guard.admit().name());
+        consumption.put("ledgerGate", ledgerGate.downSince().map(s -> "PAUSED since " + s).orElse("OPEN"));
+        RejectionHistory.Snapshot rejections = metrics.rejections().snapshot(now);
+        Map<String, Object> out = new LinkedHashMap<>();
+        out.put("generatedAt", now);
+        out.put("waiting", waiting.size());
+        out.put("complete", complete);
+        out.put("byClass", byClass);
+        out.put("byTenant", byTenant);
+        out.put("byOwner", byOwner);
+        out.put("overdue", overdue.size() > 200 ? overdue.subList(0, 200) : overdue);
+        out.put("consumption", consumption);
+        out.put("rejections", Map.of("firstMinute", rejections.firstMinute(), "byReason", rejections.byReason()));
+        return out;
+    }
+}

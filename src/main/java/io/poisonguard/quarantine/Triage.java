@@ -1,0 +1,38 @@
+package io.poisonguard.quarantine;
+
+import java.time.Instant;
+import java.util.List;
+import java.util.Set;
+
+/**
+ * The people side of a quarantine record: who owns it (and whether only by default, no owner matching), whether
+ * someone acknowledged it, who it is assigned to, the notes left on it (scrubbed, each also audited) and which
+ * review stages were escalated (each at most once).
+ */
+public record Triage(String owner, boolean ownerDefaulted, String acknowledgedBy, Instant acknowledgedAt, String assignee, List<Note> notes,
+                     Set<String> escalated) {
+    /** Most notes one record keeps. */
+    public static final int MAX_NOTES = 100;
+
+    public Triage {
+        notes = notes == null ? List.of() : List.copyOf(notes);
+        escalated = escalated == null ? Set.of() : Set.copyOf(escalated);
+    }
+
+    public static Triage owned(String owner, boolean defaulted) {
+        return new Triage(owner, defaulted, null, null, null, List.of(), Set.of());
+    }
+
+    /** A note an operator left: when, who, what (scrubbed). */
+    public record Note(Instant at, String by, String text) {
+    }
+
+    /** Where the record stands for the people handling it, given its status. */
+    public TriageState state(QuarantineStatus status) {
+        return switch (status) {
+            case REPLAYING, REPLAYED -> TriageState.REPLAYING;
+            case RESOLVED, UNRECOVERABLE -> TriageState.RESOLVED;
+            case QUARANTINED -> acknowledgedBy == null ? TriageState.NEW : TriageState.ACKNOWLEDGED;
+        };
+    }
+}

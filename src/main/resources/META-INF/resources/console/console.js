@@ -1,0 +1,371 @@
+// The poison-guard console: static pages over the operator API. The server decides what a token may do; the
+// page only hides what would be refused. Every value is put in the page as text, never as markup.
+'use strict';
+
+const TOKEN_KEY = 'poison-guard-token';
+const view = document.getElementById('view');
+const statusBox = document.getElementById('status');
+
+function el(tag, attrs = {}, ...children) {
+  const e = document.createElement(tag);
+  for (const [k, v] of Object.entries(attrs)) {
+    if (v === undefined || v === null || v === false) continue;
+    if (k.startsWith('on')) e.addEventListener(k.slice(2), v);
+    else if (k === 'text') e.textContent = v;
+    else e.setAttribute(k, v === true ? '' : v);
+  }
+  for (const c of children.flat()) {
+    if (c === null || c === undefined || c === false) continue;
+    e.append(c instanceof Node ? c : document.createTextNode(String(c)));
+  }
+  return e;
+}
+
+function say(message, kind = 'ok') {
+  statusBox.className = kind;
+  statusBox.textContent = message;
+}
+
+function token() { return sessionStorage.getItem(TOKEN_KEY); }
+
+function claims() {
+  try {
+    const part = token().split('.')[1].replace(/-/g, '+').replace(/_/g, '/');
+    return JSON.parse(decodeURIComponent(escape(atob(part))));
+  } catch { return {}; }
+}
+
+function can(role) {
+  const groups = claims().groups || [];
+  return groups.includes(role);
+}
+
+async function api(method, path, body) {
+  const res = await fetch(path, {
+    method,
+    headers: { Authorization: `Bearer ${token()}`, 'Content-Type': 'application/json', Accept: 'application/json' },
+    body: body === undefined ? undefined : JSON.stringify(body),
+  });
+  const text = await res.text();
+  let json = {};
+  try { json = text ? JSON.parse(text) : {}; } catch { json = { detail: text }; }
+  if (res.status === 401) {
+    signOut('The token was refused (401): expired, or not for this service. Sign in again.');
+  }
+  return { status: res.status, ok: res.ok, json };
+}
+
+function problem(r) {
+  return `${r.status} ${r.json.title || ''}: ${r.json.detail || ''}`.trim();
+}
+
+function ago(seconds) {
+  if (seconds < 120) return `${seconds}s`;
+  if (seconds < 7200) return `${Math.round(seconds / 60)}m`;
+  if (seconds < 172800) return `${Math.round(seconds / 3600)}h`;
+  return `${Math.round(seconds / 86400)}d`;
+}
+
+function jobLink(jobId, tenant) {
+  return el('a', { href: `#/job/${encodeURIComponent(tenant)}/${encodeURIComponent(jobId)}` }, jobId);
+}
+
+function badge(state) {
+  return el('span', { class: `badge state-${state}` }, state);
+}
+
+function table(headers, rows, caption) {
+  return el('table', {}, caption ? el('caption', { class: 'muted' }, caption) : null,
+    el('thead', {}, el('tr', {}, headers.map((h) => el('th', { scope: 'col' }, h)))),
+    el('tbody', {}, rows.map((r) => el('tr', {}, r.map((c) => el('td', {}, c))))));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Overview
+// ---------------------------------------------------------------------------------------------
+
+function groupTable(title, groups) {
+  const rows = Object.entries(groups).map(([k, g]) => [k, String(g.count), ago(g.oldestAgeSeconds)]);
+  return el('div', { class: 'card' }, el('h3', {}, title),
+    rows.length ? table(['', 'waiting', 'oldest'], rows) : el('p', { class: 'muted' }, 'nothing waiting'));
+}
+
+function rejectionChart(rejections) {
+  const reasons = Object.keys(rejections.byReason);
+  const totals = new Array(60).fill(0);
+  for (const r of reasons) rejections.byReason[r].forEach((n, i) => { totals[i] += n; });
+  const max = Math.max(1, ...totals);
+  const w = 600; const h = 120; const bw = w / 60;
+  const svg = document.createElementNS('http://www.w3.org/2000/svg', 'svg');
+  svg.setAttribute('viewBox', `0 0 ${w} ${h + 16}`);
+  svg.setAttribute('role', 'img');
+  const sum = totals.reduce((a, b) => a + b, 0);
+  svg.setAttribute('aria-label', `Admission rejections per minute, last hour: ${sum} in all, at most ${max === 1 && sum === 0 ? 0 : max} in one minute`);
+  totals.forEach((n, i) => {
+    const bar = document.createElementNS('http://www.w3.org/2000/svg', 'rect');
+    const bh = Math.round((n / max) * h);
+    bar.setAttribute('x', String(i * bw + 1)); bar.setAttribute('y', String(h - bh));
+    bar.setAttribute('width', String(bw - 2)); bar.setAttribute('height', String(bh));
+    bar.setAttribute('fill', '#0b5cad');
+    svg.append(bar);
+  });
+  const label = document.createElementNS('http://www.w3.org/2000/svg', 'text');
+  label.setAttribute('x', '0'); label.setAttribute('y', String(h + 13));
+  label.textContent = `60 minutes to now, peak ${sum === 0 ? 0 : max}/min`;
+  svg.append(label);
+  const byReason = reasons.map((r) => [r, String(rejections.byReason[r].reduce((a, b) => a + b, 0))]);
+  return el('div', { class: 'card' }, el('h3', {}, 'Admission rejections, last hour'), svg,
+    byReason.length ? table(['reason', 'count'], byReason) : el('p', { class: 'muted' }, 'no rejections'));
+}
+
+async function overview() {
+  const r = await api('GET', '/ops/overview');
+  if (!r.ok) { say(problem(r), 'error'); return; }
+  const o = r.json;
+  const overdueRows = o.overdue.map((d) => [jobLink(d.jobId, d.tenant), d.tenant, d.owner,
+    el('span', { class: 'overdue' }, `${d.stage} overdue by ${ago(d.overdueSeconds)}`), badge(d.triageState)]);
+  const c = o.consumption;
+  view.replaceChildren(
+    el('h2', {}, 'Overview'),
+    el('p', {}, `${o.waiting} jobs waiting in quarantine${o.complete ? '' : ' (first records only)'}.`),
+    el('div', { class: 'card' }, el('h3', { id: 'overdue-heading' }, `Overdue (${o.overdue.length})`),
+      overdueRows.length ? table(['job', 'tenant', 'owner', 'deadline', 'triage'], overdueRows) : el('p', { class: 'muted' }, 'nothing overdue')),
+    el('div', { class: 'grid' }, groupTable('By failure class', o.byClass), groupTable('By tenant', o.byTenant), groupTable('By owner', o.byOwner)),
+    el('div', { class: 'grid' },
+      el('div', { class: 'card' }, el('h3', {}, 'Consumption'),
+        table(['', 'state'], [['admission', c.admit], ['systemic guard', c.systemic], ['ledger gate', c.ledgerGate],
+          ...Object.entries(c.breakers).map(([k, v]) => [`breaker ${k}`, v])])),
+      rejectionChart(o.rejections)));
+}
+
+// ---------------------------------------------------------------------------------------------
+// The filtered list
+// ---------------------------------------------------------------------------------------------
+
+const CLASSES = ['', 'PERMANENT', 'TRANSIENT', 'THROTTLED', 'DEPENDENCY_DOWN', 'CRASH', 'CRASH_AMBIGUOUS', 'ADMISSION', 'TIMEOUT', 'REDRIVEN'];
+
+async function list(params) {
+  const q = new URLSearchParams(params);
+  const form = el('form', { class: 'inline', 'aria-label': 'Filter' },
+    el('div', {}, el('label', { for: 'f-class' }, 'Failure class'),
+      el('select', { id: 'f-class', name: 'failureClass' }, CLASSES.map((c) => el('option', { value: c, selected: q.get('failureClass') === c }, c || 'any')))),
+    el('div', {}, el('label', { for: 'f-tenant' }, 'Tenant'), el('input', { id: 'f-tenant', name: 'tenant', value: q.get('tenant') || '' })),
+    el('div', {}, el('label', { for: 'f-type' }, 'Job type'), el('input', { id: 'f-type', name: 'jobType', value: q.get('jobType') || '' })),
+    el('div', {}, el('label', { for: 'f-status' }, 'Status'),
+      el('select', { id: 'f-status', name: 'status' }, ['QUARANTINED', 'REPLAYING', 'REPLAYED', 'RESOLVED', 'UNRECOVERABLE', 'any']
+        .map((s) => el('option', { value: s, selected: (q.get('status') || 'QUARANTINED') === s }, s)))),
+    el('button', { type: 'submit' }, 'Filter'));
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    const next = new URLSearchParams();
+    for (const [k, v] of new FormData(form)) if (v) next.set(k, v);
+    location.hash = `#/list?${next}`;
+  });
+  const apiParams = new URLSearchParams();
+  for (const [k, v] of q) if (v) apiParams.set(k, v);
+  apiParams.set('limit', '50');
+  const r = await api('GET', `/ops/quarantine?${apiParams}`);
+  const body = [];
+  if (!r.ok) {
+    say(problem(r), 'error');
+  } else {
+    const now = Date.now();
+    const rows = r.json.items.map((i) => [jobLink(i.jobId, i.tenant), i.tenant, i.jobType, i.failureClass, String(i.attempts),
+      i.triage.owner + (i.triage.ownerDefaulted ? ' (default)' : ''), badge(stateOf(i)), ago(Math.round((now - Date.parse(i.quarantinedAt)) / 1000))]);
+    body.push(rows.length ? table(['job', 'tenant', 'type', 'class', 'attempts', 'owner', 'triage', 'age'], rows, `${rows.length} records`)
+      : el('p', { class: 'muted' }, 'No records match.'));
+    if (r.json.nextCursor) {
+      const more = new URLSearchParams(q);
+      more.set('cursor', r.json.nextCursor);
+      body.push(el('a', { href: `#/list?${more}` }, 'Next page'));
+    }
+  }
+  view.replaceChildren(el('h2', {}, 'Quarantine'), form, ...body);
+}
+
+function stateOf(record) {
+  switch (record.status) {
+    case 'REPLAYING': case 'REPLAYED': return 'REPLAYING';
+    case 'RESOLVED': case 'UNRECOVERABLE': return 'RESOLVED';
+    default: return record.triage.acknowledgedBy ? 'ACKNOWLEDGED' : 'NEW';
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// One job
+// ---------------------------------------------------------------------------------------------
+
+function actionCard(title, description, controls) {
+  return el('div', { class: 'card' }, el('h3', {}, title), el('p', { class: 'muted' }, description), controls);
+}
+
+/** A button that opens a confirmation step; the action runs only on "Confirm". */
+function confirmed(label, id, fields, run, enabled) {
+  const panel = el('div', { class: 'confirm', hidden: true, id: `${id}-confirm` });
+  const open = el('button', { type: 'button', id, disabled: !enabled, 'aria-controls': `${id}-confirm`, 'aria-expanded': 'false' }, label);
+  open.addEventListener('click', () => {
+    panel.hidden = false;
+    open.setAttribute('aria-expanded', 'true');
+    (panel.querySelector('input, textarea') || panel.querySelector('button')).focus();
+  });
+  const go = el('button', { type: 'button', id: `${id}-go` }, `Confirm: ${label.toLowerCase()}`);
+  const cancel = el('button', { type: 'button', class: 'secondary' }, 'Cancel');
+  cancel.addEventListener('click', () => { panel.hidden = true; open.setAttribute('aria-expanded', 'false'); open.focus(); });
+  go.addEventListener('click', async () => {
+    go.disabled = true;
+    try { await run(panel); } finally { go.disabled = false; }
+  });
+  panel.append(...fields, el('p', {}, go, ' ', cancel));
+  return el('div', {}, open, panel);
+}
+
+async function job(tenant, jobId) {
+  const path = `/ops/quarantine/${encodeURIComponent(jobId)}?tenant=${encodeURIComponent(tenant)}`;
+  const r = await api('GET', path);
+  if (!r.ok) { view.replaceChildren(el('h2', {}, jobId)); say(problem(r), 'error'); return; }
+  const rec = r.json.record;
+  const t = rec.triage;
+  const operator = can('operator');
+  const act = (method, suffix, body, what) => async () => {
+    const res = await api(method, `/ops/quarantine/${encodeURIComponent(jobId)}${suffix}${suffix.includes('?') ? '&' : '?'}tenant=${encodeURIComponent(tenant)}`, body);
+    if (res.ok) {
+      say(`${what}: ${res.json.outcome || res.json.triageState || 'done'}${res.json.generation ? `, generation ${res.json.generation}` : ''}`, 'ok');
+      await job(tenant, jobId);
+    } else {
+      say(`${what} refused: ${problem(res)}`, 'error');
+    }
+  };
+  const reasonField = (id) => [el('label', { for: id }, 'Reason (goes into the audit trail)'), el('input', { id, required: true, size: 50 })];
+  const value = (panel, id) => panel.querySelector(`#${id}`).value.trim();
+  const notAllowed = operator ? null : el('p', { class: 'muted', id: 'cannot-act' }, `Your token's roles (${(claims().groups || []).join(', ') || 'none'}) cannot act on this job; a dry run is all a viewer may do.`);
+
+  const actions = el('div', { class: 'actions' },
+    actionCard('Acknowledge', 'Say you have seen it: the review clock stops asking for acknowledgement.',
+      confirmed('Acknowledge', 'ack', [], act('POST', '/acknowledge', undefined, 'Acknowledge'), operator && !t.acknowledgedBy && rec.status === 'QUARANTINED')),
+    actionCard('Assign', `Assigned to: ${t.assignee || 'nobody'}.`,
+      confirmed('Assign', 'assign', [el('label', { for: 'assignee' }, 'Assignee (blank to unassign)'), el('input', { id: 'assignee' }), ...reasonField('assign-reason')],
+        (p) => act('POST', '/assign', { assignee: value(p, 'assignee'), reason: value(p, 'assign-reason') }, 'Assign')(), operator)),
+    actionCard('Note', 'Leave a note (scrubbed of secrets; audited).',
+      confirmed('Add note', 'note', [el('label', { for: 'note-text' }, 'Note'), el('textarea', { id: 'note-text', rows: 3 })],
+        (p) => act('POST', '/notes', { text: value(p, 'note-text') }, 'Note')(), operator)),
+    actionCard('Replay', 'A dry run says what a replay would do; a replay sends the job back with its next generation.',
+      el('div', {},
+        el('button', { type: 'button', id: 'dry-run', class: 'secondary', onclick: act('POST', '/replay', { dryRun: true }, 'Dry run') }, 'Dry run'),
+        confirmed('Replay', 'replay', reasonField('replay-reason'), (p) => act('POST', '/replay', { dryRun: false, reason: value(p, 'replay-reason') }, 'Replay')(),
+          operator && rec.status === 'QUARANTINED'))),
+    actionCard('Resolve', 'Discard it for good (its dead-letter copies are deleted).',
+      confirmed('Resolve', 'resolve', reasonField('resolve-reason'), (p) => act('POST', '/resolve', { reason: value(p, 'resolve-reason') }, 'Resolve')(),
+        operator && rec.status === 'QUARANTINED')));
+
+  const d = rec.diagnostics || {};
+  view.replaceChildren(
+    el('h2', {}, `Job ${jobId} `, badge(r.json.triageState)),
+    table(['', ''], [['tenant', rec.tenant], ['job type', rec.jobType], ['failure class', rec.failureClass], ['reason', rec.reason],
+      ['attempts', String(rec.attempts)], ['generation', String(rec.generation)], ['quarantined', rec.quarantinedAt],
+      ['record status', rec.status], ['ledger state', r.json.ledgerState || 'unknown'], ['owner', t.owner + (t.ownerDefaulted ? ' (default: no owner matched)' : '')],
+      ['acknowledged', t.acknowledgedBy ? `${t.acknowledgedBy} at ${t.acknowledgedAt}` : 'not yet'], ['assignee', t.assignee || 'nobody'],
+      ['escalated', t.escalated.length ? t.escalated.join(', ') : 'no']], 'Summary'),
+    notAllowed,
+    el('h3', {}, 'Actions'), actions,
+    el('h3', {}, 'Attempt history'),
+    el('ol', { class: 'timeline' }, rec.history.map((a) => el('li', {},
+      el('strong', {}, `Attempt ${a.number}`), ` ${a.outcome || ''} ${a.failureClass || ''} `,
+      el('span', { class: 'muted' }, `${a.startedAt || ''} → ${a.endedAt || 'running'} on ${a.worker || '?'}`),
+      a.message ? el('div', {}, `${a.errorType || ''}: ${a.message}`) : null))),
+    el('h3', {}, 'Diagnostics'),
+    table(['', ''], [['size (bytes)', String(d.sizeBytes)], ['charset', d.charset || ''], ['transfer encoding', d.transferEncoding || 'none'],
+      ['schema version', String(d.schemaVersion ?? '')], ['attachments', String(d.attachmentCount ?? '')]]),
+    el('h3', {}, 'Replays'),
+    rec.replays.length ? table(['generation', 'at', 'by', 'reason', 'outcome'], rec.replays.map((x) => [String(x.generation), x.at, x.actor, x.reason, x.outcome || 'pending']))
+      : el('p', { class: 'muted' }, 'never replayed'),
+    el('h3', {}, 'Notes'),
+    t.notes.length ? el('ul', {}, t.notes.map((n) => el('li', {}, `${n.at} ${n.by}: ${n.text}`))) : el('p', { class: 'muted' }, 'no notes'),
+    el('h3', {}, 'Audit'),
+    table(['at', 'who', 'action', 'outcome', 'reason'], r.json.audit.map((a) => [a.at, a.actor, a.action, a.outcome, a.reason || ''])));
+}
+
+// ---------------------------------------------------------------------------------------------
+// Bulk replay
+// ---------------------------------------------------------------------------------------------
+
+function bulk() {
+  const form = el('form', { 'aria-label': 'Bulk replay selection' },
+    el('label', { for: 'b-tenant' }, 'Tenant'), el('input', { id: 'b-tenant', required: true }),
+    el('label', { for: 'b-class' }, 'Failure class'),
+    el('select', { id: 'b-class', required: true }, CLASSES.slice(1).map((c) => el('option', { value: c }, c))),
+    el('label', { for: 'b-type' }, 'Job type (optional)'), el('input', { id: 'b-type' }),
+    el('label', { for: 'b-limit' }, 'At most'), el('input', { id: 'b-limit', type: 'number', min: 1, value: 50 }),
+    el('label', { for: 'b-reason' }, 'Reason'), el('input', { id: 'b-reason', size: 50 }),
+    el('p', {}, el('button', { type: 'submit' }, 'Dry run')));
+  const out = el('div', { 'aria-live': 'polite' });
+  const selection = () => ({ tenant: form.querySelector('#b-tenant').value.trim(), failureClass: form.querySelector('#b-class').value,
+    jobType: form.querySelector('#b-type').value.trim() || undefined, limit: Number(form.querySelector('#b-limit').value),
+    reason: form.querySelector('#b-reason').value.trim() });
+  form.addEventListener('submit', async (e) => {
+    e.preventDefault();
+    const r = await api('POST', '/ops/replays', { ...selection(), dryRun: true });
+    if (!r.ok) { say(problem(r), 'error'); return; }
+    const would = r.json.jobs.filter((j) => j.outcome === 'WOULD_REPLAY').length;
+    out.replaceChildren(el('p', {}, `${r.json.jobs.length} jobs selected, ${would} would replay. The first goes alone (the canary); the rest follow only if it succeeds.`),
+      table(['job', 'would'], r.json.jobs.map((j) => [j.jobId, j.outcome])),
+      confirmed('Replay these', 'bulk-go', [], async () => {
+        const x = await api('POST', '/ops/replays', { ...selection(), dryRun: false });
+        if (!x.ok) { say(problem(x), 'error'); return; }
+        say(`Bulk replay ${x.json.id}: ${x.json.status}`, 'ok');
+        await follow(x.json.id, out);
+      }, can('operator') && would > 0));
+  });
+  view.replaceChildren(el('h2', {}, 'Bulk replay'), el('p', {}, 'One tenant and one failure class at a time, canary first.'), form, out);
+}
+
+async function follow(id, out) {
+  for (;;) {
+    const s = await api('GET', `/ops/replays/${encodeURIComponent(id)}`);
+    if (!s.ok) { say(problem(s), 'error'); return; }
+    out.replaceChildren(el('p', { id: 'bulk-progress' }, `${s.json.status}: ${s.json.outcomes.length} of ${s.json.selected} sent. ${s.json.detail || ''}`));
+    if (!['CANARY_RUNNING', 'WIDENING'].includes(s.json.status)) return;
+    await new Promise((res) => setTimeout(res, 1000));
+  }
+}
+
+// ---------------------------------------------------------------------------------------------
+// Routing and signing in
+// ---------------------------------------------------------------------------------------------
+
+function signOut(message) {
+  sessionStorage.removeItem(TOKEN_KEY);
+  if (message) say(message, 'error');
+  route();
+}
+
+async function route() {
+  const signedIn = !!token();
+  document.getElementById('sign-in').hidden = signedIn;
+  document.getElementById('sign-out').hidden = !signedIn;
+  view.hidden = !signedIn;
+  if (!signedIn) { document.getElementById('who').textContent = ''; return; }
+  const c = claims();
+  document.getElementById('who').textContent = `${c.sub || '?'} (${(c.groups || []).join(', ')}; tenants ${[].concat(c.tenants || []).join(', ')})`;
+  const [path, query] = (location.hash.slice(1) || '/overview').split('?');
+  const parts = path.split('/').filter(Boolean).map(decodeURIComponent);
+  try {
+    if (parts[0] === 'list') await list(query || '');
+    else if (parts[0] === 'job' && parts.length === 3) await job(parts[1], parts[2]);
+    else if (parts[0] === 'bulk') bulk();
+    else await overview();
+    document.getElementById('main').focus();
+  } catch (e) {
+    say(`The console could not load this page: ${e.message}`, 'error');
+  }
+}
+
+document.getElementById('sign-in-form').addEventListener('submit', (e) => {
+  e.preventDefault();
+  sessionStorage.setItem(TOKEN_KEY, document.getElementById('token').value.trim());
+  document.getElementById('token').value = '';
+  say('Signed in.', 'ok');
+  route();
+});
+document.getElementById('sign-out').addEventListener('click', () => signOut());
+window.addEventListener('hashchange', () => { say(''); route(); });
+route();

@@ -1,0 +1,191 @@
+package io.poisonguard.flows;
+
+import com.sun.net.httpserver.HttpServer;
+import io.poisonguard.ledger.JobKey;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.testing.EmulatorsResource;
+import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.ScriptedHandler;
+import io.poisonguard.testing.Tokens;
+import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
+import io.quarkus.test.junit.QuarkusTest;
+import io.quarkus.test.junit.TestProfile;
+import io.restassured.http.ContentType;
+import org.junit.jupiter.api.Test;
+
+import java.io.IOException;
+import java.io.UncheckedIOException;
+import java.net.InetSocketAddress;
+import java.nio.charset.StandardCharsets;
+import java.time.Duration;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static io.restassured.RestAssured.given;
+import static org.awaitility.Awaitility.await;
+import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.not;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Issue 13: quarantined work has an owner, a triage state and a review cadence. The owner is the most specific
+ * match of the ownership map (else the default owner, flagged); its quarantine alerts reach its own route; an
+ * operator acknowledges, assigns and annotates (notes scrubbed, everything audited); a record past its owner's
+ * deadline is escalated once per stage to the owner's escalation route. A disposable job type's poison is dropped
+ * (counted, logged, nothing kept) beside a kept type's, which is quarantined.
+ */
+@QuarkusTest
+@TestProfile(TriageFlowTest.Profile.class)
+class TriageFlowTest extends FlowTest {
+    public static class Profile extends EmulatorProfile {
+        @Override
+        public List<TestResourceEntry> testResources() {
+            return List.of(new TestResourceEntry(EmulatorsResource.class), new TestResourceEntry(TeamRoutes.class));
+        }
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> c = new HashMap<>();
+            c.put("poison-guard.ownership.owners.\"permits\".job-types", "permit-report");
+            c.put("poison-guard.ownership.owners.\"permits\".tenants", "t-permits");
+            c.put("poison-guard.ownership.owners.\"permits\".acknowledge-within", "3s");
+            c.put("poison-guard.ownership.owners.\"permits\".resolve-within", "6s");
+            c.put("poison-guard.ownership.check-interval", "1s");
+            c.put("poison-guard.disposable-job-types", "scripted");
+            return c;
+        }
+    }
+
+    /** Two owner routes on a local HTTP server: the team's alerts and its escalations, each kept apart. */
+    public static class TeamRoutes implements QuarkusTestResourceLifecycleManager {
+        static final Map<String, List<String>> RECEIVED = new ConcurrentHashMap<>();
+        private HttpServer server;
+
+        @Override
+        public Map<String, String> start() {
+            try {
+                server = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
+            } catch (IOException e) {
+                throw new UncheckedIOException(e);
+            }
+            server.createContext("/", ex -> {
+                RECEIVED.computeIfAbsent(ex.getRequestURI().getPath(), p -> new CopyOnWriteArrayList<>())
+                        .add(new String(ex.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
+                ex.sendResponseHeaders(204, -1);
+                ex.close();
+            });
+            server.start();
+            String base = "http://127.0.0.1:" + server.getAddress().getPort();
+            return Map.of("poison-guard.ownership.owners.\"permits\".webhook", base + "/permits",
+                    "poison-guard.ownership.owners.\"permits\".escalation-webhook", base + "/permits-escalations");
+        }
+
+        @Override
+        public void stop() {
+            server.stop(0);
+        }
+
+        static List<String> at(String path) {
+            return RECEIVED.getOrDefault(path, List.of());
+        }
+    }
+
+    final String operator = Tokens.of("olga", "operator");
+    final String viewer = Tokens.of("vic", "viewer");
+
+    private QuarantineRecord quarantined(JobKey key) {
+        queues().send(Queues.permitV1("P-" + key.jobId()), Queues.permitAttributes(key.jobId(), key.tenant(), 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key).isPresent());
+        return quarantine.find(key).orElseThrow();
+    }
+
+    @Test
+    void theMostSpecificOwnerTakesTheJobAndANobodysJobGoesToTheDefaultOwnerFlagged() {
+        QuarantineRecord owned = quarantined(new JobKey("t-permits", "owned-1"));
+        assertEquals("permits", owned.triage().owner());
+        assertFalse(owned.triage().ownerDefaulted());
+        QuarantineRecord orphan = quarantined(new JobKey("t-elsewhere", "orphan-1"));
+        assertEquals("operations", orphan.triage().owner());
+        assertTrue(orphan.triage().ownerDefaulted(), "no owner matched: flagged");
+        await().atMost(Duration.ofSeconds(10)).until(() -> TeamRoutes.at("/permits").stream().anyMatch(a -> a.contains("owned-1")));
+        String alert = TeamRoutes.at("/permits").stream().filter(a -> a.contains("owned-1")).findFirst().orElseThrow();
+        assertTrue(alert.contains("\"owner\":\"permits\""), alert);
+        assertTrue(TeamRoutes.at("/permits").stream().noneMatch(a -> a.contains("orphan-1")), "another owner's job does not reach this team");
+        given().auth().oauth2(viewer).get("/ops/quarantine/orphan-1?tenant=t-elsewhere").then().statusCode(200)
+                .body("triageState", equalTo("NEW")).body("record.triage.owner", equalTo("operations"))
+                .body("record.triage.ownerDefaulted", equalTo(true));
+    }
+
+    @Test
+    void anOperatorAcknowledgesAssignsAndAnnotatesAndEveryStepIsAudited() {
+        JobKey key = new JobKey("t-other", "triage-1");
+        quarantined(key);
+        given().auth().oauth2(viewer).post("/ops/quarantine/triage-1/acknowledge?tenant=t-other").then().statusCode(403);
+        given().auth().oauth2(operator).post("/ops/quarantine/triage-1/acknowledge?tenant=t-other").then().statusCode(200)
+                .body("triageState", equalTo("ACKNOWLEDGED")).body("triage.acknowledgedBy", equalTo("olga"));
+        given().auth().oauth2(operator).post("/ops/quarantine/triage-1/acknowledge?tenant=t-other").then().statusCode(409)
+                .body("detail", containsString("already acknowledged by olga"));
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("assignee", "Dana R.", "reason", "on call this week"))
+                .post("/ops/quarantine/triage-1/assign?tenant=t-other").then().statusCode(200).body("triage.assignee", equalTo("Dana R."));
+        given().auth().oauth2(operator).contentType(ContentType.JSON)
+                .body(Map.of("text", "provider returned 401; token was Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl"))
+                .post("/ops/quarantine/triage-1/notes?tenant=t-other").then().statusCode(200)
+                .body("triage.notes[0].text", containsString("provider returned 401"))
+                .body("triage.notes[0].text", not(containsString("eyJzdWIiOiJ4In0")));
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("assignee", "<script>", "reason", "x"))
+                .post("/ops/quarantine/triage-1/assign?tenant=t-other").then().statusCode(400);
+        given().auth().oauth2(viewer).get("/ops/audit?jobId=triage-1").then().statusCode(200)
+                .body("items.action", hasItem("ACKNOWLEDGE")).body("items.action", hasItem("ASSIGN")).body("items.action", hasItem("NOTE"));
+    }
+
+    @Test
+    void anOverdueRecordIsEscalatedOncePerStageToItsOwnersEscalationRoute() {
+        JobKey key = new JobKey("t-permits", "overdue-1");
+        quarantined(key);
+        await().atMost(Duration.ofSeconds(20)).until(() -> count("/permits-escalations", "overdue-1", "acknowledged") == 1);
+        await().atMost(Duration.ofSeconds(20)).until(() -> count("/permits-escalations", "overdue-1", "resolved") == 1);
+        // Several more checks run (one a second): still one escalation per stage.
+        java.time.Instant until = java.time.Instant.now().plusSeconds(3);
+        await().atMost(Duration.ofSeconds(10)).until(() -> java.time.Instant.now().isAfter(until));
+        assertEquals(1, count("/permits-escalations", "overdue-1", "acknowledged"), TeamRoutes.at("/permits-escalations").toString());
+        assertEquals(1, count("/permits-escalations", "overdue-1", "resolved"));
+        QuarantineRecord r = quarantine.find(key).orElseThrow();
+        assertEquals(java.util.Set.of("acknowledge", "resolve"), r.triage().escalated());
+        String metrics = management().get("/q/metrics").then().extract().asString();
+        assertTrue(metrics.contains("poison_guard_escalations_total{owner=\"permits\",stage=\"acknowledge\"}"), "escalations counted");
+        assertTrue(metrics.contains("poison_guard_quarantine_overdue{owner=\"permits\",stage=\"resolve\"}"), "overdue gauge");
+        given().auth().oauth2(viewer).get("/ops/audit?jobId=overdue-1").then().body("items.outcome", hasItem("ESCALATED_ACKNOWLEDGE"));
+    }
+
+    private static long count(String route, String jobId, String word) {
+        return TeamRoutes.at(route).stream().filter(a -> a.contains("\"jobId\":\"" + jobId + "\"") && a.contains("\"event\":\"job.escalated\"")
+                && a.contains("not " + word)).count();
+    }
+
+    @Test
+    void aDisposableJobTypesPoisonIsDroppedAndCountedBesideAKeptTypesWhichIsQuarantined() {
+        int dlqBefore = queues().depth(names.deadLetterQueue());
+        queues().send("illegal", ScriptedHandler.attributes("disposable-1"));
+        JobKey dropped = new JobKey("tenant-s", "disposable-1");
+        JobKey kept = new JobKey("t-other", "kept-1");
+        quarantined(kept);
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(dropped).map(r -> r.state() == JobState.DROPPED).orElse(false));
+        assertTrue(quarantine.find(dropped).isEmpty(), "no quarantine record for a dropped job");
+        assertEquals(dlqBefore + 1, queues().depth(names.deadLetterQueue()), "only the kept type's copy reached the DLQ");
+        String metrics = management().get("/q/metrics").then().extract().asString();
+        assertTrue(metrics.contains("poison_guard_dropped_total{failure_class=\"PERMANENT\",job_type=\"scripted\"} 1.0"), "dropped and counted");
+        // A second copy of the dropped job is deleted without running.
+        queues().send("ok", ScriptedHandler.attributes("disposable-1"));
+        await().atMost(Duration.ofSeconds(20)).until(() -> queues().depth(names.jobsQueue()) == 0);
+        assertEquals(JobState.DROPPED, ledger.find(dropped).orElseThrow().state());
+        assertEquals(1, ledger.find(dropped).orElseThrow().attempt(), "the copy did not run");
+    }
+}
