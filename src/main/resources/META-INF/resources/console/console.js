@@ -265,7 +265,7 @@ async function job(tenant, jobId) {
       ['record status', rec.status], ['ledger state', r.json.ledgerState || 'unknown'], ['owner', t.owner + (t.ownerDefaulted ? ' (default: no owner matched)' : '')],
       ['acknowledged', t.acknowledgedBy ? `${t.acknowledgedBy} at ${t.acknowledgedAt}` : 'not yet'], ['assignee', t.assignee || 'nobody'],
       ['escalated', t.escalated.length ? t.escalated.join(', ') : 'no']], 'Summary'),
-    notAllowed,
+    ...(notAllowed ? [notAllowed] : []),
     el('h3', {}, 'Actions'), actions,
     el('h3', {}, 'Attempt history'),
     el('ol', { class: 'timeline' }, rec.history.map((a) => el('li', {},

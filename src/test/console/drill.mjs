@@ -1,0 +1,108 @@
+// The console drill, in headless Chromium (Debian's, driven by playwright-core): what an operator does at 3 a.m.
+//   node drill.mjs --url URL --token TOKEN --phase viewer|operator|overview --job JOB --tenant T --shots DIR [--overdue JOB]
+// viewer:   signs in, finds the job in the list, opens it, sees every action disabled and can only dry-run.
+// operator: acknowledges the job, replays it with a reason (each after a confirmation step) and waits until the page
+//           shows the replay completed (ledger state SUCCEEDED).
+// overview: the overview lists the overdue job as overdue.
+// Prints one line per check; exits non-zero on the first that fails. Screenshots go to DIR.
+import { chromium } from 'playwright-core';
+import { mkdirSync } from 'node:fs';
+import { join } from 'node:path';
+
+const args = process.argv.slice(2);
+const opt = {};
+for (let i = 0; i < args.length; i += 2) opt[args[i].replace(/^--/, '')] = args[i + 1];
+const executablePath = process.env.CHROMIUM_PATH || '/usr/bin/chromium';
+mkdirSync(opt.shots, { recursive: true });
+
+const browser = await chromium.launch({
+  executablePath,
+  headless: true,
+  args: ['--no-sandbox', '--disable-gpu', '--disable-quic', '--no-first-run', '--disable-background-networking',
+    '--disable-component-update', '--disable-sync'],
+});
+const page = await browser.newPage({ viewport: { width: 1366, height: 900 } });
+class CheckFailed extends Error {}
+const check = (ok, what) => {
+  console.log(`${ok ? 'ok' : 'FAILED'} ${opt.phase}: ${what}`);
+  if (!ok) throw new CheckFailed(what);
+};
+const shot = async (name) => page.screenshot({ path: join(opt.shots, `${name}.png`), fullPage: true });
+const status = () => page.locator('#status').innerText();
+const jobUrl = `${opt.url}/console/#/job/${encodeURIComponent(opt.tenant)}/${encodeURIComponent(opt.job)}`;
+const summary = async (row) => (await page.locator('table').first().locator('tr', { has: page.locator('td', { hasText: new RegExp(`^${row}$`) }) })
+  .locator('td').nth(1).innerText()).trim();
+
+async function signIn() {
+  await page.goto(`${opt.url}/console/`);
+  await page.getByLabel('Token').fill(opt.token);
+  await page.getByRole('button', { name: 'Sign in' }).click();
+  await page.getByRole('heading', { name: 'Overview' }).waitFor();
+}
+
+try {
+  await signIn();
+  if (opt.phase === 'viewer') {
+    await page.goto(`${opt.url}/console/#/list?tenant=${encodeURIComponent(opt.tenant)}`);
+    await page.getByRole('link', { name: opt.job, exact: true }).waitFor();
+    check(true, 'the quarantined job is in the filtered list');
+    await page.getByRole('link', { name: opt.job, exact: true }).click();
+    await page.getByRole('heading', { name: new RegExp(`Job ${opt.job}`) }).waitFor();
+    check((await summary('failure class')) === 'PERMANENT', 'the job page shows its failure class');
+    check(await page.locator('#cannot-act').isVisible(), 'the page says this token cannot act');
+    for (const id of ['ack', 'assign', 'note', 'replay', 'resolve']) {
+      check(await page.locator(`#${id}`).isDisabled(), `the ${id} action is disabled for a viewer`);
+    }
+    await page.locator('#dry-run').click();
+    await page.locator('#status', { hasText: 'Dry run' }).waitFor();
+    check((await status()).includes('WOULD_REPLAY'), `a viewer may dry-run: "${await status()}"`);
+    await shot('1-viewer-job');
+  } else if (opt.phase === 'operator') {
+    await page.goto(jobUrl);
+    await page.getByRole('heading', { name: new RegExp(`Job ${opt.job}`) }).waitFor();
+    await page.locator('#ack').click();
+    await shot('2-operator-confirm-acknowledge');
+    await page.locator('#ack-go').click();
+    await page.locator('#status', { hasText: 'Acknowledge' }).waitFor();
+    check((await status()).includes('ACKNOWLEDGED'), `acknowledged: "${await status()}"`);
+    await page.locator('h2 .badge', { hasText: 'ACKNOWLEDGED' }).waitFor();
+    check((await summary('acknowledged')).startsWith('olga'), 'the page names who acknowledged');
+    await page.locator('#replay').click();
+    await page.locator('#replay-reason').waitFor();
+    check(await page.locator('#replay-reason').evaluate((e) => e === document.activeElement), 'the confirmation step takes the focus');
+    await page.locator('#replay-reason').fill('release-27 reader enabled (console drill)');
+    await shot('3-operator-confirm-replay');
+    await page.locator('#replay-go').click();
+    await page.locator('#status', { hasText: 'Replay' }).waitFor();
+    check((await status()).includes('REPLAYED'), `replayed: "${await status()}"`);
+    const deadline = Date.now() + 60_000;
+    let ledger = '';
+    while (Date.now() < deadline) {
+      await page.goto(`${jobUrl}?t=${Date.now()}`);
+      await page.reload();
+      await page.getByRole('heading', { name: new RegExp(`Job ${opt.job}`) }).waitFor();
+      ledger = await summary('ledger state');
+      if (ledger === 'SUCCEEDED') break;
+      await page.waitForTimeout(1000);
+    }
+    check(ledger === 'SUCCEEDED', `the page shows the replay completed (ledger state ${ledger})`);
+    check((await summary('record status')) === 'REPLAYED', 'the record says REPLAYED');
+    await shot('4-operator-replay-completed');
+  } else if (opt.phase === 'overview') {
+    await page.locator('#overdue-heading').waitFor();
+    const overdue = page.locator('.card', { has: page.locator('#overdue-heading') });
+    await overdue.getByRole('link', { name: opt.overdue, exact: true }).waitFor({ timeout: 20_000 });
+    const row = overdue.locator('tr', { has: page.getByRole('link', { name: opt.overdue, exact: true }) });
+    check((await row.innerText()).includes('acknowledge overdue'), `the overview shows ${opt.overdue} as overdue: "${(await row.innerText()).replace(/\s+/g, ' ')}"`);
+    check(await page.getByRole('img', { name: /Admission rejections per minute/ }).isVisible(), 'the rejection chart is drawn');
+    await shot('5-overview-overdue');
+  } else {
+    throw new Error(`unknown phase ${opt.phase}`);
+  }
+} catch (e) {
+  await shot(`failed-${opt.phase}`).catch(() => {});
+  if (!(e instanceof CheckFailed)) console.log(`FAILED ${opt.phase}: ${e.message}`);
+  await browser.close();
+  process.exit(1);
+}
+await browser.close();
