@@ -33,13 +33,15 @@ public class Alerts {
     private final List<AlertDispatch> dispatches = new ArrayList<>();
     private final String operatorUrl;
     private final Clock clock;
+    private final io.poisonguard.owners.OwnerMap owners;
     /** Each owner's own alert route (its webhook and SNS topic), besides the service-wide ones. */
     private final java.util.Map<String, List<AlertDispatch>> ownerRoutes = new java.util.HashMap<>();
     /** Each owner's escalation route. */
     private final java.util.Map<String, List<AlertDispatch>> escalationRoutes = new java.util.HashMap<>();
 
-    public Alerts(PoisonGuardConfig config, ObjectMapper json, Clock clock, MeterRegistry registry) {
+    public Alerts(PoisonGuardConfig config, ObjectMapper json, Clock clock, MeterRegistry registry, io.poisonguard.owners.OwnerMap owners) {
         this.clock = clock;
+        this.owners = owners;
         this.operatorUrl = config.alerts().operatorUrl().replaceAll("/+$", "");
         notifiers.add(new LogNotifier(json));
         PoisonGuardConfig.Alerts.Webhook webhook = config.alerts().webhook();
@@ -95,11 +97,15 @@ public class Alerts {
         routes.forEach(d -> d.offer(alert));
     }
 
-    /** A replayed generation ended: succeeded, or quarantined again. */
+    /** A replayed generation ended: succeeded, or quarantined again. To every service-wide route and to the job's owner's. */
     public void replayOutcome(LedgerRecord r) {
-        publish(new Alert(Alert.REPLAY_OUTCOME, r.jobId(), r.tenant(), r.jobType(),
+        io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(r.tenant(), r.jobType());
+        Alert alert = new Alert(Alert.REPLAY_OUTCOME, r.jobId(), r.tenant(), r.jobType(),
                 r.quarantineClass() == null ? null : r.quarantineClass().name(), r.attempt(), r.generation(),
-                r.quarantineClass() == null ? "replay succeeded" : r.quarantineReason(), link(r.jobId()), clock.instant()));
+                r.quarantineClass() == null ? "replay succeeded" : r.quarantineReason(), link(r.jobId()), clock.instant(),
+                owner.owner() + (owner.defaulted() ? " (default: no owner matched)" : ""));
+        publish(alert);
+        ownerRoutes.getOrDefault(owner.owner(), List.of()).forEach(d -> d.offer(alert));
     }
 
     /** The systemic-failure guard tripped: one alert, naming the signature and a sample of job ids. */

@@ -101,6 +101,38 @@ class TriageFlowTest extends FlowTest {
     final String operator = Tokens.of("olga", "operator");
     final String viewer = Tokens.of("vic", "viewer");
 
+    @io.quarkus.test.common.http.TestHTTPResource("/")
+    java.net.URL url;
+
+    private String triageCommand(String token, String... words) throws Exception {
+        List<String> cmd = new java.util.ArrayList<>(List.of("node", "scripts/triage.mjs", "--url", url.toString(), "--token", token));
+        cmd.addAll(List.of(words));
+        Process p = new ProcessBuilder(cmd).redirectErrorStream(true).start();
+        String out = new String(p.getInputStream().readAllBytes(), StandardCharsets.UTF_8);
+        assertTrue(p.waitFor(30, java.util.concurrent.TimeUnit.SECONDS));
+        return p.exitValue() + " " + out.strip();
+    }
+
+    @Test
+    void theTriageCommandAcknowledgesAssignsAndAnnotates() throws Exception {
+        quarantined(new JobKey("t-cli", "cli-1"));
+        String[] job = {"--job", "cli-1", "--tenant", "t-cli"};
+        assertTrue(triageCommand(viewer, concat(job, "acknowledge")).startsWith("1 403"), "a viewer token is refused");
+        String ack = triageCommand(operator, concat(job, "acknowledge"));
+        assertTrue(ack.startsWith("0 ") && ack.contains("ACKNOWLEDGED") && ack.contains("acknowledged by olga"), ack);
+        String assign = triageCommand(operator, concat(job, "assign", "Dana R.", "--reason", "on call"));
+        assertTrue(assign.startsWith("0 ") && assign.contains("assigned to Dana R."), assign);
+        String note = triageCommand(operator, concat(job, "note", "waiting on the provider"));
+        assertTrue(note.startsWith("0 ") && note.contains("1 notes"), note);
+        assertTrue(triageCommand(operator, concat(job, "assign", "Dana R.")).startsWith("2 "), "assign without --reason is refused locally");
+        String show = triageCommand(viewer, concat(job, "show"));
+        assertTrue(show.startsWith("0 cli-1: ACKNOWLEDGED, owner operations (default)"), show);
+    }
+
+    private static String[] concat(String[] a, String... b) {
+        return java.util.stream.Stream.concat(java.util.Arrays.stream(a), java.util.Arrays.stream(b)).toArray(String[]::new);
+    }
+
     private QuarantineRecord quarantined(JobKey key) {
         queues().send(Queues.permitV1("P-" + key.jobId()), Queues.permitAttributes(key.jobId(), key.tenant(), 1));
         await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key).isPresent());
