@@ -76,17 +76,19 @@ try {
     await page.locator('#status', { hasText: 'Replay' }).waitFor();
     check((await status()).includes('REPLAYED'), `replayed: "${await status()}"`);
     const deadline = Date.now() + 60_000;
+    // The ledger says SUCCEEDED first; the record's status follows (the replay outcome is written after it).
     let ledger = '';
+    let record = '';
     while (Date.now() < deadline) {
-      await page.goto(`${jobUrl}?t=${Date.now()}`);
       await page.reload();
       await page.getByRole('heading', { name: new RegExp(`Job ${opt.job}`) }).waitFor();
       ledger = await summary('ledger state');
-      if (ledger === 'SUCCEEDED') break;
+      record = await summary('record status');
+      if (ledger === 'SUCCEEDED' && record === 'REPLAYED') break;
       await page.waitForTimeout(1000);
     }
     check(ledger === 'SUCCEEDED', `the page shows the replay completed (ledger state ${ledger})`);
-    check((await summary('record status')) === 'REPLAYED', 'the record says REPLAYED');
+    check(record === 'REPLAYED', `the record says REPLAYED (${record})`);
     await shot('4-operator-replay-completed');
   } else if (opt.phase === 'overview') {
     await page.locator('#overdue-heading').waitFor();
