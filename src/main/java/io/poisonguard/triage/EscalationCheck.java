@@ -49,6 +49,7 @@ public class EscalationCheck {
     private final CodeVersion codeVersion;
     private final MeterRegistry registry;
     private final Map<String, AtomicInteger> overdue = new ConcurrentHashMap<>();
+    private final java.util.concurrent.atomic.AtomicLong passes = new java.util.concurrent.atomic.AtomicLong();
 
     public EscalationCheck(QuarantineStore quarantine, OwnerMap owners, Alerts alerts, Metrics metrics, AuditLog audit, Clock clock,
                            CodeVersion codeVersion, MeterRegistry registry) {
@@ -116,7 +117,13 @@ public class EscalationCheck {
         }
         overdue.forEach((k, v) -> v.set(counts.getOrDefault(k, 0)));
         counts.forEach((k, v) -> overdue.computeIfAbsent(k, this::gauge).set(v));
+        passes.incrementAndGet();
         return escalated;
+    }
+
+    /** Completed checks since boot. */
+    public long passes() {
+        return passes.get();
     }
 
     private AtomicInteger gauge(String ownerAndStage) {
