@@ -41,7 +41,9 @@ class DeepDeadLetterQueueTest extends FlowTest {
     public static class Profile extends EmulatorProfile {
         @Override
         public Map<String, String> getConfigOverrides() {
-            return Map.of("poison-guard.replay.settle-time", "1s");
+            // A scan of 500 receives answers in seconds on an idle machine and took over the 30 s default client
+            // timeout once on a loaded CI run: the client waits longer, the assertions stay the same.
+            return Map.of("poison-guard.replay.settle-time", "1s", "quarkus.http.test-timeout", "120s");
         }
     }
 

@@ -38,7 +38,9 @@ class LedgerOutageTest extends FlowTest {
         @Override
         public Map<String, String> getConfigOverrides() {
             // Low limits, so that any failure charged for the outage would show as a quarantine.
-            return Map.of("poison-guard.example.provider.latency", "100ms",
+            // The provider takes 5 calls a second, so most of the 60 jobs are still to run when the ledger freezes
+            // (at 15 a second a slow poll could see them all done first, and then nothing touches the frozen ledger).
+            return Map.of("poison-guard.example.provider.latency", "100ms", "poison-guard.example.provider.rate", "5",
                     "poison-guard.failure.transient.max-attempts", "2",
                     "poison-guard.failure.crash.max-attempts", "2",
                     "poison-guard.failure.crash-ambiguous.max-attempts", "2",
