@@ -198,6 +198,11 @@ class SecurityAttacksTest extends FlowTest {
         for (String path : List.of("/q/metrics", "/q/health/ready", "/q/openapi")) {
             given().get(path).then().statusCode(404);
         }
+        // The console's pages run only their own script and cannot be framed.
+        given().get("/console/").then().statusCode(200)
+                .header("Content-Security-Policy", containsString("default-src 'self'"))
+                .header("Content-Security-Policy", containsString("frame-ancestors 'none'"))
+                .header("X-Content-Type-Options", "nosniff");
     }
 
     @Test
