@@ -1,18 +1,19 @@
 #!/usr/bin/env bash
 # The cost benchmark: on one pair of local emulators, the same preloaded backlog of permit-report jobs is
-# consumed (after an unmeasured warm-up backlog) by a naive consumer (receive, handle, notice, batch delete), an idempotent-naive one (plus a
+# consumed by a naive consumer (receive, handle, notice, batch delete), an idempotent-naive one (plus a
 # conditional put before and an update after, what an idempotency library costs) and poison-guard (its
-# packaged JVM), at each concurrency, interleaved round by round; then poison-guard with 1% poison.
+# packaged jar), each a fresh JVM of its own that first drains an unmeasured warm-up backlog, at each
+# concurrency, interleaved round by round; then poison-guard with 1% poison.
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
 # operation), CPU ms per message, p50/p99 send-to-notice latency, and one verdict line.
 #
-#   scripts/bench.sh                          # 3000 jobs, concurrency 8 and 32, 2 rounds
-#   scripts/bench.sh --jobs 1000 --rounds 1   # quicker
+#   scripts/bench.sh                                        # 5000 jobs after 8000 warm-up, concurrency 8 and 32, 2 rounds (about 15 min)
+#   scripts/bench.sh --jobs 2000 --warmup 3000 --rounds 1   # quicker, JIT still busy
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-jobs="${BENCH_JOBS:-3000}"
-warmup="${BENCH_WARMUP:-1000}"
+jobs="${BENCH_JOBS:-5000}"
+warmup="${BENCH_WARMUP:-8000}"
 rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
 poison="${BENCH_POISON_PERCENT:-1}"
@@ -25,7 +26,7 @@ while [ $# -gt 0 ]; do
     --concurrency) concurrency="$2"; shift 2 ;;
     --poison-percent) poison="$2"; shift 2 ;;
     --jfr) jfr=true; shift ;;
-    -h|--help) sed -n '2,10p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 1000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs)"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 8000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done

@@ -243,13 +243,43 @@ public final class DynamoLedgerStore implements LedgerStore {
         } catch (java.security.NoSuchAlgorithmException e) {
             throw new IllegalStateException(e);
         }
-        new java.util.TreeMap<>(attrs).forEach((k, v) -> {
-            digest.update(k.getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            digest.update((byte) 0);
-            digest.update(v.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
-            digest.update((byte) 0);
-        });
+        StringBuilder text = new StringBuilder(256);
+        // ALL is in a fixed order, so the same attributes always digest the same.
+        for (String name : ALL) {
+            AttributeValue v = attrs.get(name);
+            if (v != null) {
+                text.append(name).append('=');
+                canonical(v, text);
+                text.append('\n');
+            }
+        }
+        digest.update(text.toString().getBytes(java.nio.charset.StandardCharsets.UTF_8));
         return java.util.HexFormat.of().formatHex(digest.digest(), 0, 16);
+    }
+
+    /** A value as text that tells apart every value the ledger writes (strings, numbers, booleans, lists, maps). */
+    static void canonical(AttributeValue v, StringBuilder out) {
+        if (v.s() != null) {
+            out.append('S').append(v.s().length()).append(':').append(v.s());
+        } else if (v.n() != null) {
+            out.append('N').append(v.n()).append(';');
+        } else if (v.bool() != null) {
+            out.append(v.bool() ? "T" : "F");
+        } else if (v.hasL()) {
+            out.append('[');
+            v.l().forEach(e -> canonical(e, out));
+            out.append(']');
+        } else if (v.hasM()) {
+            out.append('{');
+            new java.util.TreeMap<>(v.m()).forEach((k, e) -> {
+                out.append(k.length()).append(':').append(k);
+                canonical(e, out);
+            });
+            out.append('}');
+        } else {
+            // Types the ledger never writes (binary, sets, null): their full description.
+            out.append('?').append(v);
+        }
     }
 
     /** Every attribute besides the key; a null value is removed. */
@@ -264,9 +294,12 @@ public final class DynamoLedgerStore implements LedgerStore {
         putIf(m, "state", r.state() == null ? null : Attrs.s(r.state().name()));
         m.put("generation", Attrs.n(r.generation()));
         m.put("attempt", Attrs.n(r.attempt()));
-        Map<String, AttributeValue> failures = new HashMap<>();
-        r.failures().forEach((c, n) -> failures.put(c.name(), Attrs.n(n)));
-        m.put("failures", AttributeValue.fromM(failures));
+        // No failures yet (every healthy job): no attribute, so the item stays small.
+        if (!r.failures().isEmpty()) {
+            Map<String, AttributeValue> failures = new HashMap<>();
+            r.failures().forEach((c, n) -> failures.put(c.name(), Attrs.n(n)));
+            m.put("failures", AttributeValue.fromM(failures));
+        }
         if (!r.effects().isEmpty()) {
             Map<String, AttributeValue> effects = new HashMap<>();
             r.effects().forEach((name, attempt) -> effects.put(name, Attrs.n(attempt)));

@@ -129,8 +129,7 @@ public class IntakeStage {
                 int generation = honoured(claimed, known, id.jobId());
                 Optional<String> rejection = mismatch
                         ? Optional.of(TENANT_MISMATCH + ": the ledger keeps this job id for another tenant") : refusal(verdict, generation);
-                LedgerRecord current = known.orElseGet(() -> LedgerRecord.fresh(id.jobId(), key.tenant(),
-                        Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE)), generation, now));
+                LedgerRecord current = known.orElseGet(() -> LedgerRecord.fresh(id.jobId(), key.tenant(), recordableJobType(verdict, m), generation, now));
                 if (decisions.needsIsolation(current, now) != alone) {
                     continue;
                 }
@@ -207,6 +206,11 @@ public class IntakeStage {
         metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
         LOG.warnf("Job %s: ledger kept changing under %d attempts to decide; leaving the copy to redeliver", id.jobId(), MAX_CONFLICTS);
         return Optional.empty();
+    }
+
+    /** An admitted copy's job type is a configured handler's name; any other is recorded only when it is name-shaped and not secret-shaped. */
+    private static String recordableJobType(Verdict verdict, InboundMessage m) {
+        return verdict instanceof Verdict.Admitted a ? a.jobType() : Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE));
     }
 
     private void countCrash(boolean crashFound, LedgerRecord before) {

@@ -4,37 +4,55 @@ import io.poisonguard.config.Names;
 import io.poisonguard.admission.MessageAttribute;
 import io.poisonguard.admission.WireAttributes;
 import io.poisonguard.pipeline.NoticePublisher;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
 import java.util.Map;
 
-/** Completion notices on the notices queue, each carrying the job's {@code job-id}. */
+/**
+ * Completion notices on the notices queue, each carrying the job's {@code job-id}. Notices of jobs finishing
+ * at the same time share one SendMessageBatch ({@link SendBatcher}): under load about a tenth of the
+ * requests, and no added wait when idle. {@link #publish} still returns only once SQS accepted this notice.
+ */
 @ApplicationScoped
 public class SqsNoticePublisher implements NoticePublisher {
-    private final SqsClient sqs;
-    private final QueueUrls urls;
+    /** Batches that may be on the wire at once. */
+    private static final int SENDERS = 4;
+
     private final boolean fifo;
+    private final SendBatcher batcher;
 
     public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names) {
-        this.sqs = sqs;
-        this.urls = urls;
         this.fifo = names.fifoNotices();
+        this.batcher = new SendBatcher(sqs, urls::notices, SENDERS, "poison-guard-notice-sender");
     }
 
     @Override
     public void publish(String jobId, String tenant, String jobType, String body) {
-        sqs.sendMessage(b -> {
-            b.queueUrl(urls.notices()).messageBody(body).messageAttributes(SqsJobQueue.toSdk(Map.of(
-                    WireAttributes.JOB_ID, MessageAttribute.string(jobId),
-                    WireAttributes.TENANT, MessageAttribute.string(tenant),
-                    WireAttributes.JOB_TYPE, MessageAttribute.string(jobType))));
-            if (fifo) {
-                // One group per job keeps notices of different jobs independent; the deduplication id is
-                // the same for every send of this job's notice, so SQS keeps only the first.
-                b.messageGroupId(deduplicationId(tenant, jobId, NOTICE)).messageDeduplicationId(deduplicationId(tenant, jobId, NOTICE));
-            }
-        });
+        SendMessageBatchRequestEntry.Builder b = SendMessageBatchRequestEntry.builder().messageBody(body).messageAttributes(SqsJobQueue.toSdk(Map.of(
+                WireAttributes.JOB_ID, MessageAttribute.string(jobId),
+                WireAttributes.TENANT, MessageAttribute.string(tenant),
+                WireAttributes.JOB_TYPE, MessageAttribute.string(jobType))));
+        if (fifo) {
+            // One group per job keeps notices of different jobs independent; the deduplication id is
+            // the same for every send of this job's notice, so SQS keeps only the first.
+            String id = deduplicationId(tenant, jobId, NOTICE);
+            b.messageGroupId(id).messageDeduplicationId(id);
+        }
+        try {
+            batcher.send(b);
+        } catch (InterruptedException e) {
+            // The handler was cut off (its deadline, shutdown) while its notice waited: not recorded as sent.
+            Thread.currentThread().interrupt();
+            throw new IllegalStateException("interrupted while the completion notice of job " + jobId + " was being sent", e);
+        }
+    }
+
+    @PreDestroy
+    void close() {
+        batcher.close();
     }
 
     static final String NOTICE = "completion-notice";

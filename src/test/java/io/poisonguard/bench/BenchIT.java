@@ -68,24 +68,24 @@ class BenchIT {
 
     @Test
     void naiveIdempotentAndPoisonGuardOnTheSameBacklog() throws Exception {
-        int jobs = Integer.getInteger("bench.jobs", 3000);
+        int jobs = Integer.getInteger("bench.jobs", 5000);
         int rounds = Integer.getInteger("bench.rounds", 2);
         List<Integer> concurrencies = List.of(System.getProperty("bench.concurrency", "8,32").split(",")).stream()
                 .map(String::trim).map(Integer::parseInt).toList();
         double poison = Double.parseDouble(System.getProperty("bench.poison-percent", "1"));
         // Every consumer first drains a warm-up backlog that is not measured: the rates are those of a
         // running consumer, not of a JVM compiling its hot paths (poison-guard starts a fresh JVM per run).
-        int warmup = Integer.getInteger("bench.warmup", 1000);
+        int warmup = Integer.getInteger("bench.warmup", 8000);
         Emulators emulators = Emulators.shared();
         List<Result> results = new ArrayList<>();
         try (SqsClient sqs = EmulatorClients.sqs(emulators); DynamoDbClient dynamo = EmulatorClients.dynamo(emulators);
              SqsClient countedSqs = counted(SqsClient.builder(), emulators.sqsEndpoint());
              DynamoDbClient countedDynamo = counted(DynamoDbClient.builder(), emulators.dynamoEndpoint())) {
-            // The bench JVM itself (the SQS emulator, the SDK, the baselines) is warmed once, unmeasured, so the
-            // baselines are not measured cold in the first round while poison-guard is always measured warm.
+            // The emulators are warmed once, unmeasured, so the first consumer measured does not pay for their warm-up.
             int top0 = concurrencies.get(concurrencies.size() - 1);
-            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "bench JVM warm-up", top0, Math.max(warmup, 1000), 0, true);
-            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "bench JVM warm-up", top0, Math.max(warmup, 1000), 0, false);
+            int emulatorWarmup = Math.min(3000, Math.max(warmup, 1000));
+            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, true);
+            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, false);
             for (int round = 1; round <= rounds; round++) {
                 for (int c : concurrencies) {
                     results.add(runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, warmup, false));
@@ -97,7 +97,7 @@ class BenchIT {
                 results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, warmup, poison));
             }
         }
-        String report = BenchReport.render(results, jobs, warmup, rounds);
+        String report = BenchReport.render(results, jobs, warmup, rounds, Boolean.getBoolean("bench.in-process-baselines"));
         Path out = Files.createDirectories(Path.of("target", "bench")).resolve("report.txt");
         Files.writeString(out, report, StandardCharsets.UTF_8);
         System.out.println("\n" + report);
@@ -160,6 +160,23 @@ class BenchIT {
         Map<String, Long> sent = preload(sqs, names, warmup, jobs, 0);
         String jobsUrl = sqs.getQueueUrl(b -> b.queueName(names.jobsQueue())).queueUrl();
         String noticesUrl = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
+        if (!Boolean.getBoolean("bench.in-process-baselines")) {
+            // Like poison-guard, the baseline is a fresh JVM of its own (same heap, same warm-up backlog), and its CPU is
+            // the whole process's: neither side is measured on a JVM the other has warmed.
+            try (BaselineProcess p = BaselineProcess.start(emulators, jobsUrl, noticesUrl, table, concurrency, name)) {
+                awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
+                long from = System.currentTimeMillis();
+                Map<String, Long> before = p.counts();
+                double cpu0 = cpuMs(p.pid());
+                double emulator0 = cpuMs(emulators.dynalitePid());
+                awaitNotices(sqs, noticesUrl, warmup + jobs, Duration.ofMinutes(10));
+                Map<String, Long> requests = delta(before, p.counts());
+                double cpu = cpuMs(p.pid()) - cpu0;
+                double emulator = cpuMs(emulators.dynalitePid()) - emulator0;
+                return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu, emulator, from);
+            }
+        }
+        // -Dbench.in-process-baselines=true: the earlier method, the baseline's threads inside this (long-warmed) JVM.
         NaiveConsumer consumer = new NaiveConsumer(countedSqs, countedDynamo, jobsUrl, noticesUrl, table);
         List<Thread> threads = consumer.start(concurrency);
         awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
@@ -300,6 +317,66 @@ class BenchIT {
             out.put(m.group(2) + "." + m.group(1), (long) Double.parseDouble(m.group(3)));
         }
         return out;
+    }
+
+    /** A baseline consumer running as a process of its own ({@link NaiveConsumer#main}). */
+    private static final class BaselineProcess implements AutoCloseable {
+        private final Process process;
+        private final java.io.BufferedReader out;
+        private final java.io.Writer in;
+
+        private BaselineProcess(Process process) {
+            this.process = process;
+            this.out = process.inputReader(StandardCharsets.UTF_8);
+            this.in = process.outputWriter(StandardCharsets.UTF_8);
+        }
+
+        static BaselineProcess start(Emulators emulators, String jobsUrl, String noticesUrl, String table, int threads, String name) throws IOException {
+            Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
+            List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
+                    "-cp", System.getProperty("java.class.path"), NaiveConsumer.class.getName(),
+                    emulators.sqsEndpoint(), emulators.dynamoEndpoint(), jobsUrl, noticesUrl, table == null ? "-" : table, Integer.toString(threads));
+            return new BaselineProcess(new ProcessBuilder(cmd)
+                    .redirectError(logs.resolve(name.replace(' ', '-') + "-" + threads + ".err").toFile()).start());
+        }
+
+        long pid() {
+            return process.pid();
+        }
+
+        /** Requests this process has put on the wire so far, by {@code service.operation}. */
+        Map<String, Long> counts() throws IOException {
+            in.write("counts\n");
+            in.flush();
+            for (String line = out.readLine(); line != null; line = out.readLine()) {
+                if (line.startsWith("counts ")) {
+                    Map<String, Long> m = new TreeMap<>();
+                    for (String kv : line.substring("counts ".length()).split(",")) {
+                        if (!kv.isBlank()) {
+                            m.put(kv.substring(0, kv.indexOf('=')), Long.parseLong(kv.substring(kv.indexOf('=') + 1)));
+                        }
+                    }
+                    return m;
+                }
+            }
+            throw new IllegalStateException("the baseline process ended without reporting its counts");
+        }
+
+        @Override
+        public void close() throws IOException {
+            try {
+                in.write("stop\n");
+                in.flush();
+                if (!process.waitFor(30, java.util.concurrent.TimeUnit.SECONDS)) {
+                    process.destroyForcibly();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                process.destroyForcibly();
+            } catch (IOException gone) {
+                process.destroyForcibly();
+            }
+        }
     }
 
     private static double cpuMs(long pid) {

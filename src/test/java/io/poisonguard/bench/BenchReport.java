@@ -21,7 +21,7 @@ final class BenchReport {
         return s.size() % 2 == 1 ? s.get(s.size() / 2) : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
     }
 
-    static String render(List<BenchIT.Result> results, int jobs, int warmup, int rounds) {
+    static String render(List<BenchIT.Result> results, int jobs, int warmup, int rounds, boolean inProcessBaselines) {
         Map<String, List<BenchIT.Result>> groups = new LinkedHashMap<>();
         results.stream().sorted(Comparator.comparingInt(BenchIT.Result::concurrency))
                 .forEach(r -> groups.computeIfAbsent(r.consumer() + "@" + r.concurrency(), k -> new ArrayList<>()).add(r));
@@ -66,10 +66,18 @@ final class BenchReport {
                     .map(op -> op + "=" + fmt(mid.requests().get(op) / (double) mid.messages())).collect(Collectors.joining(" "));
             b.append(String.format("  %-34s %s%n", e.getKey(), ops));
         }
-        b.append("\nRates are messages over the first-to-last notice span; CPU is the consumer threads' CPU for the naive\n")
-                .append("consumers and the whole service process after boot for poison-guard (so it includes its scheduler,\n")
-                .append("metrics and heartbeat); DDBemu is the DynamoDB emulator's (dynalite, one Node.js process) CPU per message\n")
-                .append("in the same window; latency is notice time minus the job's send time on a preloaded backlog.\n");
+        b.append("\nRates are messages over the first-to-last notice span. ");
+        if (inProcessBaselines) {
+            b.append("Baselines ran as threads inside the bench JVM (-Dbench.in-process-baselines=true):\n")
+                    .append("their CPU is those threads' only, poison-guard's is its whole process after boot.\n");
+        } else {
+            b.append("Every consumer is a fresh JVM of its own (-Xmx256m), warmed on the same\n")
+                    .append("backlog before the window opens; CPU is each whole process's (JIT, GC and background threads included).\n");
+        }
+        b.append("DDBemu is the DynamoDB emulator's (dynalite, one Node.js process) CPU per message in the same window;\n")
+                .append("the SQS emulator (ElasticMQ) runs in the bench JVM and its CPU is not shown. Everything shares the machine's\n")
+                .append("cores, so a consumer's rate here is bounded by its CPU cost plus what it costs the emulators. Latency is notice\n")
+                .append("time minus the job's send time on a preloaded backlog (so it mostly measures the backlog).\n");
         // The targets (issue 11): 2 DynamoDB requests per healthy message, at least 0.45 of naive throughput at
         // every concurrency, and at least 5 messages per ReceiveMessage at the highest one.
         List<String> misses = new ArrayList<>();

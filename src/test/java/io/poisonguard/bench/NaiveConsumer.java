@@ -110,6 +110,37 @@ final class NaiveConsumer {
         }
     }
 
+    /**
+     * Runs a baseline as a process of its own, as poison-guard runs: {@code sqsEndpoint dynamoEndpoint jobsUrl
+     * noticesUrl table|- threads}. Reads commands on standard input: {@code counts} prints one line
+     * {@code counts service.Operation=n,...} (requests put on the wire so far); {@code stop} or the end of
+     * input stops the threads and exits.
+     */
+    public static void main(String[] args) throws Exception {
+        software.amazon.awssdk.auth.credentials.StaticCredentialsProvider credentials = software.amazon.awssdk.auth.credentials.StaticCredentialsProvider
+                .create(software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local"));
+        software.amazon.awssdk.regions.Region region = software.amazon.awssdk.regions.Region.of(io.poisonguard.testing.Emulators.REGION);
+        try (SqsClient sqs = SqsClient.builder().endpointOverride(java.net.URI.create(args[0])).region(region).credentialsProvider(credentials)
+                .httpClientBuilder(software.amazon.awssdk.http.apache.ApacheHttpClient.builder().maxConnections(64))
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new io.poisonguard.observability.AwsRequestCounter())).build();
+             DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(java.net.URI.create(args[1])).region(region).credentialsProvider(credentials)
+                     .httpClientBuilder(software.amazon.awssdk.http.apache.ApacheHttpClient.builder().maxConnections(64))
+                     .overrideConfiguration(o -> o.addExecutionInterceptor(new io.poisonguard.observability.AwsRequestCounter())).build()) {
+            NaiveConsumer consumer = new NaiveConsumer(sqs, dynamo, args[2], args[3], "-".equals(args[4]) ? null : args[4]);
+            List<Thread> threads = consumer.start(Integer.parseInt(args[5]));
+            java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
+            for (String line = in.readLine(); line != null && !line.equals("stop"); line = in.readLine()) {
+                if (line.equals("counts")) {
+                    StringBuilder out = new StringBuilder("counts ");
+                    io.poisonguard.observability.AwsRequestCounter.snapshot().forEach((k, v) -> out.append(k).append('=').append(v).append(','));
+                    System.out.println(out);
+                    System.out.flush();
+                }
+            }
+            consumer.stop(threads);
+        }
+    }
+
     private static String work(String jobId, String body) {
         try {
             JsonNode permit = JSON.readTree(body);

@@ -16,6 +16,7 @@ import java.util.stream.IntStream;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * Issue 11: a healthy message costs two DynamoDB writes, counted on the wire: the conditional create
@@ -71,5 +72,12 @@ class HotPathCostTest extends FlowTest {
             assertEquals(Map.of("completion-notice", 1), r.effects(), id + " records its notice with the attempt that sent it");
         }
         assertEquals(JOBS, queues.drain(names.noticesQueue()).size(), "one notice per job");
+        // Notices go out through SendMessageBatch (jobs finishing together share one request), never one SendMessage each.
+        System.out.println("[hot path] SQS requests: SendMessage=" + delta(before, after, "Sqs.SendMessage")
+                + " SendMessageBatch=" + delta(before, after, "Sqs.SendMessageBatch"));
+        // This test's SQS client is counted too: its own 40 SendMessage requests (the jobs) are all there are.
+        assertEquals(JOBS, delta(before, after, "Sqs.SendMessage"), "no notice is sent on a SendMessage of its own");
+        long batches = delta(before, after, "Sqs.SendMessageBatch");
+        assertTrue(batches >= 1 && batches <= JOBS, batches + " SendMessageBatch requests for " + JOBS + " notices");
     }
 }

@@ -1,0 +1,254 @@
+package io.poisonguard.sqs;
+
+import software.amazon.awssdk.awscore.exception.AwsErrorDetails;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
+import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResultEntry;
+import software.amazon.awssdk.services.sqs.model.SqsException;
+
+import java.nio.charset.StandardCharsets;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.ExecutionException;
+import java.util.concurrent.LinkedBlockingQueue;
+import java.util.concurrent.Semaphore;
+import java.util.concurrent.TimeUnit;
+import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.Supplier;
+
+/**
+ * Sends messages to one queue up to ten at a time without making a lone sender wait for a batch to fill:
+ * a sender queues its message and waits for SQS's answer to it; a collecting thread takes whatever has
+ * queued (up to SendMessageBatch's ten entries and its size limit) and has it sent. While batches are on
+ * the wire the next one gathers, and while senders are finishing together a batch waits {@link #LINGER}
+ * for more, so under load a batch carries many messages; an idle queue adds no delay.
+ * <p>
+ * {@link #send} returns only once SQS accepted that very entry, and throws otherwise, so a caller that records
+ * the send as done (an effect) records only what was accepted. A sender interrupted before its entry was
+ * taken withdraws it: it is known not to have been sent. One interrupted after that does not know, as with
+ * a single SendMessage whose answer never came.
+ */
+final class SendBatcher implements AutoCloseable {
+    /** SendMessageBatch's limits: ten entries, and the sum of the messages' sizes. */
+    static final int MAX_ENTRIES = 10;
+    static final int MAX_BATCH_BYTES = 256 * 1024;
+    /** How long a batch waits for company while senders are finishing together (never for a lone sender). */
+    static final java.time.Duration LINGER = java.time.Duration.ofMillis(5);
+
+    private final SqsClient sqs;
+    private final Supplier<String> queueUrl;
+    private final LinkedBlockingQueue<Pending> queued = new LinkedBlockingQueue<>();
+    private final Semaphore inFlight;
+    private final int senders;
+    private final String name;
+    private final Thread collector;
+    private final AtomicInteger ids = new AtomicInteger();
+    private volatile boolean open = true;
+
+    /** {@code senders}: batches that may be on the wire at once. */
+    SendBatcher(SqsClient sqs, Supplier<String> queueUrl, int senders, String name) {
+        this.sqs = sqs;
+        this.queueUrl = queueUrl;
+        this.senders = senders;
+        this.inFlight = new Semaphore(senders);
+        this.name = name;
+        this.collector = Thread.ofVirtual().name(name).start(this::collectLoop);
+    }
+
+    /** One message waiting to be sent, and who waits for it. */
+    private static final class Pending {
+        final SendMessageBatchRequestEntry entry;
+        final int bytes;
+        final CompletableFuture<Void> done = new CompletableFuture<>();
+        /** 0 queued, 1 taken by a sending thread, 2 withdrawn by its sender. */
+        final AtomicInteger state = new AtomicInteger();
+
+        Pending(SendMessageBatchRequestEntry entry) {
+            this.entry = entry;
+            this.bytes = size(entry);
+        }
+    }
+
+    /**
+     * Sends one message ({@code entry} without an id: one is given here) and returns once SQS has accepted it.
+     *
+     * @throws SqsException          SQS refused this entry or the whole batch
+     * @throws InterruptedException  the sender was interrupted while waiting (the entry was withdrawn if it had
+     *                               not been taken yet)
+     */
+    void send(SendMessageBatchRequestEntry.Builder entry) throws InterruptedException {
+        Pending p = new Pending(entry.id("m" + Integer.toUnsignedString(ids.getAndIncrement())).build());
+        if (open) {
+            queued.add(p);
+            if (!open && p.state.compareAndSet(0, 1)) {
+                // Closed meanwhile, perhaps after the sending threads' last look at the queue.
+                queued.remove(p);
+                sendBatch(List.of(p));
+            }
+        } else if (p.state.compareAndSet(0, 1)) {
+            // Closing: no sending thread takes it any more; sent alone, here.
+            sendBatch(List.of(p));
+        }
+        try {
+            p.done.get();
+        } catch (InterruptedException interrupted) {
+            if (p.state.compareAndSet(0, 2)) {
+                queued.remove(p);
+            }
+            throw interrupted;
+        } catch (ExecutionException failed) {
+            if (failed.getCause() instanceof RuntimeException r) {
+                throw r;
+            }
+            throw new IllegalStateException(failed.getCause());
+        }
+    }
+
+    /**
+     * Forms batches: takes the first queued entry, then whatever else is queued, up to the limits. While the
+     * last batch carried more than one entry (senders are finishing together) it also lingers a few
+     * milliseconds for more; a lone entry goes at once. Each batch is sent on a thread of its own, at most
+     * {@code senders} at a time; while all are on the wire the next batch keeps gathering.
+     */
+    private void collectLoop() {
+        // An entry taken that did not fit the last batch: it leads the next one.
+        Pending carried = null;
+        boolean busy = false;
+        while (open || carried != null || !queued.isEmpty()) {
+            List<Pending> batch = new ArrayList<>(MAX_ENTRIES);
+            try {
+                Pending first = carried;
+                carried = null;
+                if (first == null) {
+                    first = queued.poll(200, TimeUnit.MILLISECONDS);
+                    if (first == null || !first.state.compareAndSet(0, 1)) {
+                        continue;
+                    }
+                }
+                batch.add(first);
+                int bytes = first.bytes;
+                long deadline = System.nanoTime() + (busy ? LINGER.toNanos() : 0);
+                while (batch.size() < MAX_ENTRIES) {
+                    long wait = deadline - System.nanoTime();
+                    Pending next = wait > 0 ? queued.poll(wait, TimeUnit.NANOSECONDS) : queued.poll();
+                    if (next == null) {
+                        break;
+                    }
+                    if (!next.state.compareAndSet(0, 1)) {
+                        continue;
+                    }
+                    if (bytes + next.bytes > MAX_BATCH_BYTES) {
+                        carried = next;
+                        break;
+                    }
+                    batch.add(next);
+                    bytes += next.bytes;
+                }
+                busy = batch.size() > 1;
+                inFlight.acquire();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                stopped(batch);
+                if (carried != null) {
+                    stopped(List.of(carried));
+                }
+                return;
+            }
+            Thread.ofVirtual().name(name + "-send").start(() -> {
+                try {
+                    sendBatch(batch);
+                } finally {
+                    inFlight.release();
+                }
+            });
+        }
+    }
+
+    private static void stopped(List<Pending> batch) {
+        batch.forEach(p -> p.done.completeExceptionally(SqsException.builder().message("the sender was stopped before sending").statusCode(500).build()));
+    }
+
+    /** Sends the batch and answers each waiting sender: accepted, or the error SQS gave for its entry or for the request. */
+    private void sendBatch(List<Pending> batch) {
+        Map<String, Pending> byId = new HashMap<>();
+        List<SendMessageBatchRequestEntry> entries = new ArrayList<>(batch.size());
+        for (Pending p : batch) {
+            byId.put(p.entry.id(), p);
+            entries.add(p.entry);
+        }
+        SendMessageBatchResponse r;
+        try {
+            r = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl.get()).entries(entries));
+        } catch (RuntimeException e) {
+            batch.forEach(p -> p.done.completeExceptionally(e));
+            return;
+        }
+        if (r.hasSuccessful()) {
+            for (SendMessageBatchResultEntry ok : r.successful()) {
+                Pending p = byId.remove(ok.id());
+                if (p != null) {
+                    p.done.complete(null);
+                }
+            }
+        }
+        if (r.hasFailed()) {
+            for (BatchResultErrorEntry failed : r.failed()) {
+                Pending p = byId.remove(failed.id());
+                if (p != null) {
+                    p.done.completeExceptionally(refused(failed));
+                }
+            }
+        }
+        // An entry SQS answered neither way: its fate is unknown, which the sender must learn as a failure.
+        byId.values().forEach(p -> p.done.completeExceptionally(SqsException.builder()
+                .message("SendMessageBatch answered nothing for this entry").statusCode(500).build()));
+    }
+
+    private static SqsException refused(BatchResultErrorEntry failed) {
+        return (SqsException) SqsException.builder().message(failed.code() + ": " + failed.message())
+                .statusCode(Boolean.TRUE.equals(failed.senderFault()) ? 400 : 500)
+                .awsErrorDetails(AwsErrorDetails.builder().errorCode(failed.code()).errorMessage(failed.message()).build()).build();
+    }
+
+    /** The size SQS counts toward a batch's limit: the body and each attribute's name, type and value. */
+    static int size(SendMessageBatchRequestEntry e) {
+        int n = e.messageBody() == null ? 0 : e.messageBody().getBytes(StandardCharsets.UTF_8).length;
+        if (e.hasMessageAttributes()) {
+            for (Map.Entry<String, MessageAttributeValue> a : e.messageAttributes().entrySet()) {
+                MessageAttributeValue v = a.getValue();
+                n += a.getKey().length() + (v.dataType() == null ? 0 : v.dataType().length())
+                        + (v.stringValue() != null ? v.stringValue().getBytes(StandardCharsets.UTF_8).length : 0)
+                        + (v.binaryValue() != null ? v.binaryValue().asByteArray().length : 0);
+            }
+        }
+        return n;
+    }
+
+    /** Stops taking new entries into batches, sends what is queued, and waits for the batches on the wire. */
+    @Override
+    public void close() {
+        open = false;
+        try {
+            collector.join(java.time.Duration.ofSeconds(10));
+            if (inFlight.tryAcquire(senders, 10, TimeUnit.SECONDS)) {
+                inFlight.release(senders);
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return;
+        }
+        List<Pending> left = new ArrayList<>();
+        queued.drainTo(left);
+        for (Pending p : left) {
+            if (p.state.compareAndSet(0, 1)) {
+                sendBatch(List.of(p));
+            }
+        }
+    }
+}

@@ -1,0 +1,161 @@
+package io.poisonguard.sqs;
+
+import io.poisonguard.config.Names;
+import io.poisonguard.testing.Emulators;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.BeforeEach;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
+import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
+import software.amazon.awssdk.core.interceptor.Context;
+import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
+import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
+import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
+import software.amazon.awssdk.http.apache.ApacheHttpClient;
+import software.amazon.awssdk.regions.Region;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SqsException;
+
+import java.net.URI;
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashSet;
+import java.util.List;
+import java.util.Map;
+import java.util.Set;
+import java.util.UUID;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Notices of jobs finishing together share a SendMessageBatch, on the real SQS protocol (the emulator): every
+ * sender returns only once its own message was accepted, a message SQS refuses fails its sender alone, and a
+ * lone sender is not held back waiting for company.
+ */
+class SendBatcherTest {
+    private final Map<String, AtomicInteger> requests = new ConcurrentHashMap<>();
+    private SqsClient sqs;
+    private String url;
+    private SendBatcher batcher;
+
+    @BeforeEach
+    void queue() {
+        Emulators e = Emulators.shared();
+        sqs = SqsClient.builder().endpointOverride(URI.create(e.sqsEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClientBuilder(ApacheHttpClient.builder())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeTransmission(Context.BeforeTransmission c, ExecutionAttributes a) {
+                        requests.computeIfAbsent(a.getAttribute(SdkExecutionAttribute.OPERATION_NAME), k -> new AtomicInteger()).incrementAndGet();
+                    }
+                })).build();
+        Names names = new Names("batch" + UUID.randomUUID().toString().substring(0, 6));
+        new QueueBootstrap(sqs, names).ensureQueues(Duration.ofDays(4), Duration.ofSeconds(30), 100);
+        url = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
+        batcher = new SendBatcher(sqs, () -> url, 2, "test-sender");
+        requests.clear();
+    }
+
+    @AfterEach
+    void close() {
+        batcher.close();
+        sqs.close();
+    }
+
+    @Test
+    void sendersFinishingTogetherShareBatchesAndEachReturnsOnlyOnceItsMessageIsAccepted() throws Exception {
+        int n = 60;
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> senders = new ArrayList<>();
+        Set<String> returned = ConcurrentHashMap.newKeySet();
+        for (int i = 0; i < n; i++) {
+            String body = "notice-" + i;
+            senders.add(Thread.ofVirtual().start(() -> {
+                try {
+                    start.await();
+                    batcher.send(SendMessageBatchRequestEntry.builder().messageBody(body));
+                    returned.add(body);
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        start.countDown();
+        for (Thread t : senders) {
+            t.join(Duration.ofSeconds(30));
+        }
+        assertEquals(n, returned.size(), "every sender returned");
+        assertEquals(n, drain().size(), "every message is on the queue, once");
+        int batches = requests.getOrDefault("SendMessageBatch", new AtomicInteger()).get();
+        assertTrue(batches <= n / 3, n + " messages took " + batches + " SendMessageBatch requests");
+        assertEquals(0, requests.getOrDefault("SendMessage", new AtomicInteger()).get());
+    }
+
+    @Test
+    void aMessageSqsRefusesFailsItsOwnSenderAndNotTheOthersInItsBatch() throws Exception {
+        // U+0000 is outside the characters SQS allows in a body: refused per entry (InvalidMessageContents).
+        CountDownLatch start = new CountDownLatch(1);
+        List<Thread> senders = new ArrayList<>();
+        Map<String, String> outcome = new ConcurrentHashMap<>();
+        for (int i = 0; i < 9; i++) {
+            String body = i == 4 ? "bad\u0000body" : "good-" + i;
+            senders.add(Thread.ofVirtual().start(() -> {
+                try {
+                    start.await();
+                    batcher.send(SendMessageBatchRequestEntry.builder().messageBody(body));
+                    outcome.put(body, "accepted");
+                } catch (SqsException refused) {
+                    outcome.put(body, "refused");
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }));
+        }
+        start.countDown();
+        for (Thread t : senders) {
+            t.join(Duration.ofSeconds(30));
+        }
+        assertEquals("refused", outcome.get("bad\u0000body"));
+        assertEquals(8, outcome.values().stream().filter("accepted"::equals).count(), outcome.toString());
+        Set<String> bodies = new HashSet<>(drain());
+        assertEquals(8, bodies.size());
+        assertTrue(bodies.stream().allMatch(b -> b.startsWith("good-")), bodies.toString());
+    }
+
+    @Test
+    void aLoneSenderIsAnsweredWithoutWaitingForABatchToFill() throws Exception {
+        long t0 = System.nanoTime();
+        batcher.send(SendMessageBatchRequestEntry.builder().messageBody("alone"));
+        Duration took = Duration.ofNanos(System.nanoTime() - t0);
+        assertEquals(List.of("alone"), drain());
+        assertTrue(took.compareTo(Duration.ofSeconds(2)) < 0, "took " + took);
+    }
+
+    @Test
+    void afterCloseASendStillGoesOutAndIsAnswered() throws Exception {
+        batcher.close();
+        batcher.send(SendMessageBatchRequestEntry.builder().messageBody("late"));
+        assertEquals(List.of("late"), drain());
+        SqsException refused = assertThrows(SqsException.class, () -> batcher.send(SendMessageBatchRequestEntry.builder().messageBody("x\u0000")));
+        assertTrue(refused.getMessage().contains("Invalid"), refused.getMessage());
+    }
+
+    private List<String> drain() {
+        List<String> out = new ArrayList<>();
+        while (true) {
+            List<Message> got = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(0)).messages();
+            if (got.isEmpty()) {
+                return out;
+            }
+            got.forEach(m -> out.add(m.body()));
+        }
+    }
+}
