@@ -7,13 +7,13 @@
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
 # operation), CPU ms per message, p50/p99 send-to-notice latency, and one verdict line.
 #
-#   scripts/bench.sh                                        # 5000 jobs after 8000 warm-up, concurrency 8 and 32, 2 rounds (about 15 min)
+#   scripts/bench.sh                                        # 8000 jobs after 15000 warm-up, concurrency 8 and 32, 2 rounds (about 15 min)
 #   scripts/bench.sh --jobs 2000 --warmup 3000 --rounds 1   # quicker, JIT still busy
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
-jobs="${BENCH_JOBS:-5000}"
-warmup="${BENCH_WARMUP:-8000}"
+jobs="${BENCH_JOBS:-8000}"
+warmup="${BENCH_WARMUP:-15000}"
 rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
 poison="${BENCH_POISON_PERCENT:-1}"
@@ -26,7 +26,7 @@ while [ $# -gt 0 ]; do
     --concurrency) concurrency="$2"; shift 2 ;;
     --poison-percent) poison="$2"; shift 2 ;;
     --jfr) jfr=true; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 8000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs)"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 15000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done

@@ -68,14 +68,14 @@ class BenchIT {
 
     @Test
     void naiveIdempotentAndPoisonGuardOnTheSameBacklog() throws Exception {
-        int jobs = Integer.getInteger("bench.jobs", 5000);
+        int jobs = Integer.getInteger("bench.jobs", 8000);
         int rounds = Integer.getInteger("bench.rounds", 2);
         List<Integer> concurrencies = List.of(System.getProperty("bench.concurrency", "8,32").split(",")).stream()
                 .map(String::trim).map(Integer::parseInt).toList();
         double poison = Double.parseDouble(System.getProperty("bench.poison-percent", "1"));
         // Every consumer first drains a warm-up backlog that is not measured: the rates are those of a
         // running consumer, not of a JVM compiling its hot paths (poison-guard starts a fresh JVM per run).
-        int warmup = Integer.getInteger("bench.warmup", 8000);
+        int warmup = Integer.getInteger("bench.warmup", 15000);
         Emulators emulators = Emulators.shared();
         List<Result> results = new ArrayList<>();
         try (SqsClient sqs = EmulatorClients.sqs(emulators); DynamoDbClient dynamo = EmulatorClients.dynamo(emulators);
