@@ -18,6 +18,8 @@ rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
 poison="${BENCH_POISON_PERCENT:-1}"
 jfr="${BENCH_JFR:-false}"
+consumers="${BENCH_CONSUMERS:-naive,idempotent-naive,poison-guard}"
+service_options="${BENCH_SERVICE_OPTIONS:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs="$2"; shift 2 ;;
@@ -26,7 +28,9 @@ while [ $# -gt 0 ]; do
     --concurrency) concurrency="$2"; shift 2 ;;
     --poison-percent) poison="$2"; shift 2 ;;
     --jfr) jfr=true; shift ;;
-    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 15000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs)"; exit 0 ;;
+    --consumers) consumers="$2"; shift 2 ;;
+    --service-options) service_options="$2"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 15000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -34,4 +38,5 @@ done
 . scripts/lib/report-it.sh
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
 run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
-  -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr"
+  -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr" \
+  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options"

@@ -184,6 +184,15 @@ public interface PoisonGuardConfig {
          */
         @WithDefault("false")
         boolean fifo();
+
+        /**
+         * Notices of jobs finishing together share one SendMessageBatch. While the last batch carried more
+         * than one notice, a batch waits up to this long for more before it is sent; a lone notice never
+         * waits. 0: batches carry only what queued while the previous ones were on the wire.
+         */
+        @WithName("batch-linger")
+        @WithDefault("5ms")
+        Duration batchLinger();
     }
 
     /**
@@ -363,6 +372,14 @@ public interface PoisonGuardConfig {
          */
         @WithDefault("25ms")
         Duration receiveLinger();
+
+        /**
+         * Messages received ahead of a free slot (0-10): they wait in the worker, not yet started (no attempt
+         * counted), so a slot that frees starts its next job at once instead of after a ReceiveMessage round
+         * trip. A worker killed holding them loses nothing: they reappear after their visibility timeout.
+         */
+        @WithDefault("0")
+        int prefetch();
 
         /** Visibility timeout given at receive, and the lease of an attempt in the ledger. */
         @WithDefault("60s")

@@ -13,6 +13,8 @@ import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.systemic.Signature;
+import jakarta.annotation.PostConstruct;
+import jakarta.annotation.PreDestroy;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.inject.Named;
 import org.jboss.logging.Logger;
@@ -24,13 +26,12 @@ import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.ExecutionException;
-import java.util.concurrent.TimeUnit;
-import java.util.concurrent.TimeoutException;
 
 /**
  * Runs one attempt's handler, which is already recorded in the ledger, and always returns how it
  * ended. The handler runs on a thread of its own so the attempt can end without it: at its deadline
- * (interrupted, TIMEOUT), at shutdown (ABANDONED), or when it throws anything at all, errors included.
+ * (interrupted, TIMEOUT, noticed by one watcher thread within {@link #WATCH_TICK}), at shutdown (ABANDONED),
+ * or when it throws anything at all, errors included.
  */
 @ApplicationScoped
 public class AttemptStage {
@@ -63,8 +64,45 @@ public class AttemptStage {
                      Map<String, Integer> effects) {
     }
 
-    /** One handler in flight: the future its end is reported on, first report wins. */
-    private record Run(CompletableFuture<AttemptResult> end, Thread thread) {
+    /** One handler in flight: the future its end is reported on (first report wins), and when it must have ended. */
+    private record Run(CompletableFuture<AttemptResult> end, Thread thread, long deadlineNanos, Duration deadline, String jobId, int attempt) {
+    }
+
+    /**
+     * Ends attempts that ran past their deadline: one watcher for all of them, so an attempt's wait is a plain
+     * wait (no timer per message). Checks every {@link #WATCH_TICK}, which is how late a deadline may be noticed.
+     */
+    static final Duration WATCH_TICK = Duration.ofMillis(50);
+    private volatile Thread watcher;
+
+    @PostConstruct
+    void startWatcher() {
+        watcher = Thread.ofPlatform().daemon().name("poison-guard-deadlines").start(this::watchDeadlines);
+    }
+
+    @PreDestroy
+    void stopWatcher() {
+        Thread w = watcher;
+        if (w != null) {
+            w.interrupt();
+        }
+    }
+
+    private void watchDeadlines() {
+        while (!Thread.currentThread().isInterrupted()) {
+            try {
+                Thread.sleep(WATCH_TICK);
+            } catch (InterruptedException e) {
+                return;
+            }
+            long now = System.nanoTime();
+            for (Run r : runs) {
+                if (now - r.deadlineNanos() >= 0 && r.end().complete(new AttemptResult.TimedOut(r.deadline()))) {
+                    r.thread().interrupt();
+                    LOG.warnf("Job %s attempt %d ran past its deadline of %s; interrupted", r.jobId(), r.attempt(), r.deadline());
+                }
+            }
+        }
     }
 
     /** The deadline of an attempt of {@code jobType}. */
@@ -82,18 +120,13 @@ public class AttemptStage {
         CompletableFuture<AttemptResult> end = new CompletableFuture<>();
         long t0 = System.nanoTime();
         Thread thread = Thread.ofVirtual().name("poison-guard-handler").unstarted(() -> end.complete(invoke(handler, job, context)));
-        Run run = new Run(end, thread);
+        Run run = new Run(end, thread, t0 + deadline.toNanos(), deadline, started.jobId(), started.attempt());
         runs.add(run);
         AttemptResult result;
         try {
             thread.start();
-            result = end.get(deadline.toMillis(), TimeUnit.MILLISECONDS);
-        } catch (TimeoutException late) {
-            result = end.complete(new AttemptResult.TimedOut(deadline)) ? new AttemptResult.TimedOut(deadline) : end.join();
-            if (result instanceof AttemptResult.TimedOut) {
-                thread.interrupt();
-                LOG.warnf("Job %s attempt %d ran past its deadline of %s; interrupted", started.jobId(), started.attempt(), deadline);
-            }
+            // The deadline watcher completes the future with TimedOut (and interrupts the handler) when it passes.
+            result = end.get();
         } catch (InterruptedException e) {
             // This orchestrating thread was interrupted (shutdown of the executor): the attempt is given back.
             Thread.currentThread().interrupt();

@@ -16,8 +16,8 @@ import java.util.concurrent.TimeUnit;
 /**
  * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
  * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency is bounded by a
- * semaphore, so the process never holds more messages than it can work on; anything it holds
- * beyond that would sit invisible and age for nothing.
+ * semaphore; the process holds at most {@code consumer.prefetch} messages beyond it (0 by default),
+ * received but not started, so a freed slot need not wait a ReceiveMessage round trip for its next job.
  */
 @ApplicationScoped
 public class Poller {
@@ -34,7 +34,10 @@ public class Poller {
     private final PoisonGuardConfig.Consumer settings;
     private final ConsumptionGate gate;
     private final IsolationLane lane;
+    /** Messages the worker may hold: the concurrency plus the prefetch. */
     private final Semaphore slots;
+    /** Messages being worked on: the concurrency. A prefetched message waits here for its turn. */
+    private final Semaphore working;
     /** Free slots a receive waits (briefly) to have: a quarter of the concurrency. */
     private final int fill;
     private volatile boolean running;
@@ -49,7 +52,8 @@ public class Poller {
         this.processor = processor;
         this.metrics = metrics;
         this.settings = config.consumer();
-        this.slots = new Semaphore(settings.concurrency());
+        this.slots = new Semaphore(settings.concurrency() + settings.prefetch());
+        this.working = new Semaphore(settings.concurrency(), true);
         this.fill = Math.max(1, settings.concurrency() / 4);
     }
 
@@ -132,17 +136,7 @@ public class Poller {
                 }
                 metrics.inFlight().incrementAndGet();
                 try {
-                    workers.execute(() -> {
-                        try {
-                            processor.process(m);
-                        } catch (RuntimeException | Error e) {
-                            LOG.errorf("Message %s: processing failed (%s: %s); it will redeliver", m.messageId(),
-                                    e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
-                        } finally {
-                            metrics.inFlight().decrementAndGet();
-                            slots.release();
-                        }
-                    });
+                    workers.execute(() -> work(m));
                 } catch (java.util.concurrent.RejectedExecutionException stopping) {
                     // stop() shut the executor between the running check and here: give the message back.
                     metrics.inFlight().decrementAndGet();
@@ -150,6 +144,33 @@ public class Poller {
                     release(m);
                 }
             }
+        }
+    }
+
+    /** Runs one received message once a working slot is free (at once, unless it was prefetched). */
+    private void work(InboundMessage m) {
+        boolean turn = false;
+        try {
+            working.acquire();
+            turn = true;
+            if (!running) {
+                // Stopping: a prefetched message that never started goes back at once.
+                release(m);
+                return;
+            }
+            processor.process(m);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            release(m);
+        } catch (RuntimeException | Error e) {
+            LOG.errorf("Message %s: processing failed (%s: %s); it will redeliver", m.messageId(),
+                    e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
+        } finally {
+            if (turn) {
+                working.release();
+            }
+            metrics.inFlight().decrementAndGet();
+            slots.release();
         }
     }
 

@@ -26,7 +26,7 @@ import java.util.function.Supplier;
  * Sends messages to one queue up to ten at a time without making a lone sender wait for a batch to fill:
  * a sender queues its message and waits for SQS's answer to it; a collecting thread takes whatever has
  * queued (up to SendMessageBatch's ten entries and its size limit) and has it sent. While batches are on
- * the wire the next one gathers, and while senders are finishing together a batch waits {@link #LINGER}
+ * the wire the next one gathers, and while senders are finishing together a batch waits a few milliseconds
  * for more, so under load a batch carries many messages; an idle queue adds no delay.
  * <p>
  * {@link #send} returns only once SQS accepted that very entry, and throws otherwise, so a caller that records
@@ -38,8 +38,6 @@ final class SendBatcher implements AutoCloseable {
     /** SendMessageBatch's limits: ten entries, and the sum of the messages' sizes. */
     static final int MAX_ENTRIES = 10;
     static final int MAX_BATCH_BYTES = 256 * 1024;
-    /** How long a batch waits for company while senders are finishing together (never for a lone sender). */
-    static final java.time.Duration LINGER = java.time.Duration.ofMillis(5);
 
     private final SqsClient sqs;
     private final Supplier<String> queueUrl;
@@ -47,13 +45,18 @@ final class SendBatcher implements AutoCloseable {
     private final Semaphore inFlight;
     private final int senders;
     private final String name;
+    private final long lingerNanos;
     private final Thread collector;
     private final AtomicInteger ids = new AtomicInteger();
     private volatile boolean open = true;
 
-    /** {@code senders}: batches that may be on the wire at once. */
-    SendBatcher(SqsClient sqs, Supplier<String> queueUrl, int senders, String name) {
+    /**
+     * @param senders batches that may be on the wire at once
+     * @param linger  how long a batch waits for company while senders are finishing together (never for a lone sender)
+     */
+    SendBatcher(SqsClient sqs, Supplier<String> queueUrl, int senders, java.time.Duration linger, String name) {
         this.sqs = sqs;
+        this.lingerNanos = linger.toNanos();
         this.queueUrl = queueUrl;
         this.senders = senders;
         this.inFlight = new Semaphore(senders);
@@ -133,7 +136,7 @@ final class SendBatcher implements AutoCloseable {
                 }
                 batch.add(first);
                 int bytes = first.bytes;
-                long deadline = System.nanoTime() + (busy ? LINGER.toNanos() : 0);
+                long deadline = System.nanoTime() + (busy ? lingerNanos : 0);
                 while (batch.size() < MAX_ENTRIES) {
                     long wait = deadline - System.nanoTime();
                     Pending next = wait > 0 ? queued.poll(wait, TimeUnit.NANOSECONDS) : queued.poll();

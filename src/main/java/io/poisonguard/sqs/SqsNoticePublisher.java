@@ -24,9 +24,14 @@ public class SqsNoticePublisher implements NoticePublisher {
     private final boolean fifo;
     private final SendBatcher batcher;
 
-    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names) {
+    @jakarta.inject.Inject
+    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, io.poisonguard.config.PoisonGuardConfig config) {
+        this(sqs, urls, names, config.notices().batchLinger());
+    }
+
+    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, java.time.Duration linger) {
         this.fifo = names.fifoNotices();
-        this.batcher = new SendBatcher(sqs, urls::notices, SENDERS, "poison-guard-notice-sender");
+        this.batcher = new SendBatcher(sqs, urls::notices, SENDERS, linger, "poison-guard-notice-sender");
     }
 
     @Override

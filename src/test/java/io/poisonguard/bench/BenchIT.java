@@ -76,6 +76,8 @@ class BenchIT {
         // Every consumer first drains a warm-up backlog that is not measured: the rates are those of a
         // running consumer, not of a JVM compiling its hot paths (poison-guard starts a fresh JVM per run).
         int warmup = Integer.getInteger("bench.warmup", 15000);
+        // -Dbench.consumers=poison-guard: only some of the consumers (for trying settings; no ratio without naive).
+        List<String> consumers = List.of(System.getProperty("bench.consumers", "naive,idempotent-naive,poison-guard").split(","));
         Emulators emulators = Emulators.shared();
         List<Result> results = new ArrayList<>();
         try (SqsClient sqs = EmulatorClients.sqs(emulators); DynamoDbClient dynamo = EmulatorClients.dynamo(emulators);
@@ -88,13 +90,21 @@ class BenchIT {
             runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, false);
             for (int round = 1; round <= rounds; round++) {
                 for (int c : concurrencies) {
-                    results.add(runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, warmup, false));
-                    results.add(runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup, true));
-                    results.add(runService(emulators, sqs, "poison-guard", c, jobs, warmup, 0));
+                    if (consumers.contains("naive")) {
+                        results.add(runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, warmup, false));
+                    }
+                    if (consumers.contains("idempotent-naive")) {
+                        results.add(runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup, true));
+                    }
+                    if (consumers.contains("poison-guard")) {
+                        results.add(runService(emulators, sqs, "poison-guard", c, jobs, warmup, 0));
+                    }
                     System.out.println("[bench] round " + round + " concurrency " + c + " done");
                 }
                 int top = concurrencies.get(concurrencies.size() - 1);
-                results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, warmup, poison));
+                if (poison > 0 && consumers.contains("poison-guard")) {
+                    results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, warmup, poison));
+                }
             }
         }
         String report = BenchReport.render(results, jobs, warmup, rounds, Boolean.getBoolean("bench.in-process-baselines"));
@@ -212,6 +222,12 @@ class BenchIT {
         // what handling the poison costs, not the guard's pause (that is measured by SystemicFailureTest).
         o.put("poison-guard.systemic.max-quarantines", "100000");
         o.put("poison-guard.systemic.same-signature", "1000");
+        // -Dbench.service-options=key=value,key=value: poison-guard settings to try (printed with the report).
+        for (String kv : System.getProperty("bench.service-options", "").split(",")) {
+            if (kv.contains("=")) {
+                o.put(kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
+            }
+        }
         Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
         ServiceProcess service = new ServiceProcess(names.prefix(), emulators, o, logs);
         if (Boolean.getBoolean("bench.jfr")) {

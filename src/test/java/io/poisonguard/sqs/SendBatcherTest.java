@@ -60,7 +60,7 @@ class SendBatcherTest {
         Names names = new Names("batch" + UUID.randomUUID().toString().substring(0, 6));
         new QueueBootstrap(sqs, names).ensureQueues(Duration.ofDays(4), Duration.ofSeconds(30), 100);
         url = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
-        batcher = new SendBatcher(sqs, () -> url, 2, "test-sender");
+        batcher = new SendBatcher(sqs, () -> url, 2, Duration.ofMillis(5), "test-sender");
         requests.clear();
     }
 
