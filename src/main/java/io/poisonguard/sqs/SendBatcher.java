@@ -113,6 +113,11 @@ final class SendBatcher implements AutoCloseable {
         }
     }
 
+    /** Entries waiting to be taken into a batch. */
+    int waiting() {
+        return queued.size();
+    }
+
     /**
      * Forms batches: takes the first queued entry, then whatever else is queued, up to the limits. While the
      * last batch carried more than one entry (senders are finishing together) it also lingers a few

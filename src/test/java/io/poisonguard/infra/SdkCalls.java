@@ -163,11 +163,18 @@ final class SdkCalls {
             String owner = topLevel(c).getName();
             for (JavaCodeUnit unit : c.getCodeUnits()) {
                 Set<String> unitNames = namesCalledIn(unit);
-                // Names used where a class is constructed are the names it is built for.
+                // Names used where a class is constructed are the names it is built for, including those a method
+                // reference handed to it reaches (new SendBatcher(sqs, urls::notices, ...) -> names.noticesQueue()).
+                Set<String> handed = new HashSet<>(unitNames);
+                unit.getMethodReferencesFromSelf().forEach(ref -> {
+                    if (ref.getTargetOwner().getPackageName().startsWith("io.poisonguard")) {
+                        ref.getTarget().resolveMember().ifPresent(m -> handed.addAll(namesCalledIn(m)));
+                    }
+                });
                 unit.getConstructorCallsFromSelf().forEach(call -> {
                     String constructed = topLevel(call.getTargetOwner()).getName();
                     if (!constructed.equals(owner)) {
-                        names.computeIfAbsent(constructed, k -> new TreeSet<>()).addAll(unitNames);
+                        names.computeIfAbsent(constructed, k -> new TreeSet<>()).addAll(handed);
                     }
                 });
                 Set<String> used = new LinkedHashSet<>(unitNames);

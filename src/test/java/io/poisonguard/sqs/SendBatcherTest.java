@@ -148,6 +148,61 @@ class SendBatcherTest {
         assertTrue(refused.getMessage().contains("Invalid"), refused.getMessage());
     }
 
+    @Test
+    void aSenderInterruptedBeforeItsMessageWasTakenWithdrawsItAndNothingIsSent() throws Exception {
+        // One batch on the wire at a time, and SQS made to hold that one: A goes out and waits for its answer, B is
+        // taken into the next batch (which waits for the wire), C stays queued.
+        CountDownLatch onTheWire = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        try (SqsClient slow = SqsClient.builder().endpointOverride(URI.create(Emulators.shared().sqsEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
+                .httpClientBuilder(ApacheHttpClient.builder())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+                    @Override
+                    public void beforeTransmission(Context.BeforeTransmission c, ExecutionAttributes a) {
+                        onTheWire.countDown();
+                        try {
+                            answer.await();
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
+                })).build()) {
+            SendBatcher one = new SendBatcher(slow, () -> url, 1, Duration.ZERO, "test-slow");
+            Map<String, String> outcome = new ConcurrentHashMap<>();
+            Thread a = sender(one, "A", outcome);
+            onTheWire.await();
+            Thread b = sender(one, "B", outcome);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 0);
+            Thread c = sender(one, "C", outcome);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 1);
+            c.interrupt();
+            c.join(Duration.ofSeconds(10));
+            assertEquals("interrupted", outcome.get("C"));
+            assertEquals(0, one.waiting(), "C withdrew its message");
+            answer.countDown();
+            a.join(Duration.ofSeconds(10));
+            b.join(Duration.ofSeconds(10));
+            one.close();
+            assertEquals("accepted", outcome.get("A"));
+            assertEquals("accepted", outcome.get("B"));
+            assertEquals(List.of("A", "B"), drain().stream().sorted().toList(), "C was never sent");
+        }
+    }
+
+    private static Thread sender(SendBatcher b, String body, Map<String, String> outcome) {
+        return Thread.ofVirtual().start(() -> {
+            try {
+                b.send(SendMessageBatchRequestEntry.builder().messageBody(body));
+                outcome.put(body, "accepted");
+            } catch (InterruptedException e) {
+                outcome.put(body, "interrupted");
+            } catch (RuntimeException e) {
+                outcome.put(body, "failed: " + e.getMessage());
+            }
+        });
+    }
+
     private List<String> drain() {
         List<String> out = new ArrayList<>();
         while (true) {
