@@ -198,8 +198,14 @@ public final class Preflight {
 
     private static final java.util.regex.Pattern NAME = java.util.regex.Pattern.compile("[A-Za-z][A-Za-z0-9._:+-]{0,39}");
 
+    /** Names every message declares (UTF-8, base64...): checked once, not per message. */
+    private static final java.util.Set<String> COMMON_NAMES = java.util.Set.of("UTF-8", "utf-8", "base64", "gzip", "identity");
+
     /** A charset or encoding name as declared, when it has the shape of one; otherwise a fixed word. */
     static String nameOrUnrecognised(String declared) {
+        if (COMMON_NAMES.contains(declared)) {
+            return declared;
+        }
         return NAME.matcher(declared).matches() && io.poisonguard.failure.Scrubber.scrub(declared, 200).equals(declared) ? declared : "unrecognised";
     }
 }

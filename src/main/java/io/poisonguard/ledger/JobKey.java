@@ -13,7 +13,8 @@ import java.util.regex.Pattern;
  */
 public record JobKey(String tenant, String jobId) {
     /** What a tenant name may be: a letter or digit, then letters, digits, {@code .}, {@code _} or {@code -}; 64 at most. */
-    private static final Pattern TENANT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
+    /** A valid tenant, as a pattern (for documentation and tests; {@link #validTenant} checks it by hand). */
+    static final Pattern TENANT = Pattern.compile("[A-Za-z0-9][A-Za-z0-9._-]{0,63}");
     public static final char SEPARATOR = '/';
     /** {@link #validTenant}'s rule in words, for the errors that refuse a tenant. */
     public static final String TENANT_RULE = "1 to 64 letters, digits, '.', '_' or '-', starting with a letter or digit";
@@ -26,7 +27,21 @@ public record JobKey(String tenant, String jobId) {
     }
 
     public static boolean validTenant(String tenant) {
-        return tenant != null && TENANT.matcher(tenant).matches();
+        // The TENANT pattern, checked by hand: this runs several times for every message.
+        if (tenant == null || tenant.isEmpty() || tenant.length() > 64 || !letterOrDigit(tenant.charAt(0))) {
+            return false;
+        }
+        for (int i = 1; i < tenant.length(); i++) {
+            char c = tenant.charAt(i);
+            if (!letterOrDigit(c) && c != '.' && c != '_' && c != '-') {
+                return false;
+            }
+        }
+        return true;
+    }
+
+    private static boolean letterOrDigit(char c) {
+        return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9');
     }
 
     /** The key of a copy whose tenant attribute is {@code tenant}: scoped by it when it is valid, unscoped otherwise. */
