@@ -19,13 +19,17 @@ import java.util.concurrent.atomic.LongAdder;
  */
 public final class AwsRequestCounter implements ExecutionInterceptor {
     private static final Map<String, LongAdder> COUNTS = new ConcurrentHashMap<>();
+    /** The meter per {@code service.operation}, looked up once (a lookup by name and tags on every request costs more than the count). */
+    private static final Map<String, io.micrometer.core.instrument.Counter> METERS = new ConcurrentHashMap<>();
 
     @Override
     public void beforeTransmission(Context.BeforeTransmission context, ExecutionAttributes attributes) {
         String service = String.valueOf(attributes.getAttribute(SdkExecutionAttribute.SERVICE_NAME));
         String operation = String.valueOf(attributes.getAttribute(SdkExecutionAttribute.OPERATION_NAME));
-        COUNTS.computeIfAbsent(service + "." + operation, k -> new LongAdder()).increment();
-        Metrics.counter("poison.guard.aws.requests", "service", service, "operation", operation).increment();
+        String key = service + "." + operation;
+        COUNTS.computeIfAbsent(key, k -> new LongAdder()).increment();
+        // The global registry's meter follows registries added to it later (a restarted application's).
+        METERS.computeIfAbsent(key, k -> Metrics.counter("poison.guard.aws.requests", "service", service, "operation", operation)).increment();
     }
 
     /** Requests so far, by {@code service.operation} (for example {@code DynamoDb.UpdateItem}). */
