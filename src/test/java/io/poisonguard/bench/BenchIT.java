@@ -114,7 +114,8 @@ class BenchIT {
         assertTrue(report.contains("VERDICT: PASS"), "see " + out);
     }
 
-    private static <B extends software.amazon.awssdk.awscore.client.builder.AwsClientBuilder<B, C>
+    /** A client on the emulator at {@code endpoint} whose requests are counted on the wire, per operation ({@link AwsRequestCounter}). */
+    static <B extends software.amazon.awssdk.awscore.client.builder.AwsClientBuilder<B, C>
             & software.amazon.awssdk.core.client.builder.SdkSyncClientBuilder<B, C>, C> C counted(B builder, String endpoint) {
         return builder.endpointOverride(URI.create(endpoint)).region(Region.of(Emulators.REGION))
                 .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))

@@ -103,6 +103,10 @@ final class BenchReport {
                 misses.add(fmt(msgsPerReceive) + " messages per receive at " + c + " (target 5)");
             }
         }
+        if (pgDynamo.isEmpty()) {
+            // --consumers without poison-guard: nothing was measured against the targets.
+            misses.add("poison-guard was not run");
+        }
         String verdict = (misses.isEmpty() ? "VERDICT: PASS" : "VERDICT: FAIL (" + String.join("; ", misses) + ")")
                 + " poison-guard DynamoDB requests per healthy message " + pgDynamo.values().stream().map(BenchIT::fmt).collect(Collectors.joining("/"))
                 + "; messages per receive " + perReceive

@@ -117,15 +117,7 @@ final class NaiveConsumer {
      * input stops the threads and exits.
      */
     public static void main(String[] args) throws Exception {
-        software.amazon.awssdk.auth.credentials.StaticCredentialsProvider credentials = software.amazon.awssdk.auth.credentials.StaticCredentialsProvider
-                .create(software.amazon.awssdk.auth.credentials.AwsBasicCredentials.create("local", "local"));
-        software.amazon.awssdk.regions.Region region = software.amazon.awssdk.regions.Region.of(io.poisonguard.testing.Emulators.REGION);
-        try (SqsClient sqs = SqsClient.builder().endpointOverride(java.net.URI.create(args[0])).region(region).credentialsProvider(credentials)
-                .httpClientBuilder(software.amazon.awssdk.http.apache.ApacheHttpClient.builder().maxConnections(64))
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new io.poisonguard.observability.AwsRequestCounter())).build();
-             DynamoDbClient dynamo = DynamoDbClient.builder().endpointOverride(java.net.URI.create(args[1])).region(region).credentialsProvider(credentials)
-                     .httpClientBuilder(software.amazon.awssdk.http.apache.ApacheHttpClient.builder().maxConnections(64))
-                     .overrideConfiguration(o -> o.addExecutionInterceptor(new io.poisonguard.observability.AwsRequestCounter())).build()) {
+        try (SqsClient sqs = BenchIT.counted(SqsClient.builder(), args[0]); DynamoDbClient dynamo = BenchIT.counted(DynamoDbClient.builder(), args[1])) {
             NaiveConsumer consumer = new NaiveConsumer(sqs, dynamo, args[2], args[3], "-".equals(args[4]) ? null : args[4]);
             List<Thread> threads = consumer.start(Integer.parseInt(args[5]));
             java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));

@@ -6,21 +6,17 @@ import io.poisonguard.audit.AuditPage;
 import io.poisonguard.config.Names;
 import io.poisonguard.replay.BulkReplay;
 import io.poisonguard.failure.FailureClass;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -50,17 +46,14 @@ class AuditListingTest {
     @BeforeAll
     static void table() {
         Emulators emulators = Emulators.shared();
-        dynamo = DynamoDbClient.builder().endpointOverride(URI.create(emulators.dynamoEndpoint())).region(Region.of(Emulators.REGION))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClientBuilder(ApacheHttpClient.builder())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+        dynamo = EmulatorClients.dynamo(emulators, new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
                         if (context.request() instanceof ScanRequest) {
                             scans.incrementAndGet();
                         }
                     }
-                })).build();
+                });
         names = new Names("al" + UUID.randomUUID().toString().substring(0, 6));
         new TableBootstrap(dynamo, names).ensureTables();
         audit = new DynamoAuditLog(dynamo, names.auditTable(), Clock.fixed(NOW, ZoneOffset.UTC));

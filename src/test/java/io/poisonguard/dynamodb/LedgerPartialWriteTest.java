@@ -7,22 +7,18 @@ import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -48,10 +44,7 @@ class LedgerPartialWriteTest {
     @BeforeAll
     static void table() {
         Emulators emulators = Emulators.shared();
-        dynamo = DynamoDbClient.builder().endpointOverride(URI.create(emulators.dynamoEndpoint())).region(Region.of(Emulators.REGION))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClientBuilder(ApacheHttpClient.builder())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+        dynamo = EmulatorClients.dynamo(emulators, new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
                         if (context.request() instanceof UpdateItemRequest u) {
@@ -61,7 +54,7 @@ class LedgerPartialWriteTest {
                             puts.add(p);
                         }
                     }
-                })).build();
+                });
         names = new Names("pw" + UUID.randomUUID().toString().substring(0, 6));
         new TableBootstrap(dynamo, names).ensureTables();
     }

@@ -8,22 +8,18 @@ import io.poisonguard.quarantine.QuarantinePage;
 import io.poisonguard.quarantine.QuarantineQuery;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.QueryRequest;
 import software.amazon.awssdk.services.dynamodb.model.ScanRequest;
 
-import java.net.URI;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
@@ -51,10 +47,7 @@ class ListingBudgetTest {
     @BeforeAll
     static void table() {
         Emulators emulators = Emulators.shared();
-        dynamo = DynamoDbClient.builder().endpointOverride(URI.create(emulators.dynamoEndpoint())).region(Region.of(Emulators.REGION))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClientBuilder(ApacheHttpClient.builder())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+        dynamo = EmulatorClients.dynamo(emulators, new ExecutionInterceptor() {
                     @Override
                     public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
                         if (context.request() instanceof ScanRequest s && s.limit() != null) {
@@ -64,7 +57,7 @@ class ListingBudgetTest {
                             asked.addAndGet(q.limit());
                         }
                     }
-                })).build();
+                });
         Names names = new Names("lb" + UUID.randomUUID().toString().substring(0, 6));
         new TableBootstrap(dynamo, names).ensureTables();
         store = new DynamoQuarantineStore(dynamo, names.quarantineTable(), Clock.systemUTC(), BUDGET);

@@ -1,24 +1,20 @@
 package io.poisonguard.sqs;
 
 import io.poisonguard.config.Names;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
 import software.amazon.awssdk.core.interceptor.Context;
 import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
 import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.core.interceptor.SdkExecutionAttribute;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.SqsException;
 
-import java.net.URI;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.HashSet;
@@ -48,15 +44,12 @@ class SendBatcherTest {
     @BeforeEach
     void queue() {
         Emulators e = Emulators.shared();
-        sqs = SqsClient.builder().endpointOverride(URI.create(e.sqsEndpoint())).region(Region.of(Emulators.REGION))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClientBuilder(ApacheHttpClient.builder())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+        sqs = EmulatorClients.sqs(e, new ExecutionInterceptor() {
                     @Override
                     public void beforeTransmission(Context.BeforeTransmission c, ExecutionAttributes a) {
                         requests.computeIfAbsent(a.getAttribute(SdkExecutionAttribute.OPERATION_NAME), k -> new AtomicInteger()).incrementAndGet();
                     }
-                })).build();
+                });
         Names names = new Names("batch" + UUID.randomUUID().toString().substring(0, 6));
         new QueueBootstrap(sqs, names).ensureQueues(Duration.ofDays(4), Duration.ofSeconds(30), 100);
         url = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
@@ -154,10 +147,7 @@ class SendBatcherTest {
         // taken into the next batch (which waits for the wire), C stays queued.
         CountDownLatch onTheWire = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
-        try (SqsClient slow = SqsClient.builder().endpointOverride(URI.create(Emulators.shared().sqsEndpoint())).region(Region.of(Emulators.REGION))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClientBuilder(ApacheHttpClient.builder())
-                .overrideConfiguration(o -> o.addExecutionInterceptor(new ExecutionInterceptor() {
+        try (SqsClient slow = EmulatorClients.sqs(Emulators.shared(), new ExecutionInterceptor() {
                     @Override
                     public void beforeTransmission(Context.BeforeTransmission c, ExecutionAttributes a) {
                         onTheWire.countDown();
@@ -167,7 +157,7 @@ class SendBatcherTest {
                             Thread.currentThread().interrupt();
                         }
                     }
-                })).build()) {
+                })) {
             SendBatcher one = new SendBatcher(slow, () -> url, 1, Duration.ZERO, "test-slow");
             Map<String, String> outcome = new ConcurrentHashMap<>();
             Thread a = sender(one, "A", outcome);

@@ -26,6 +26,20 @@ public final class EmulatorClients {
                 .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder()).build();
     }
 
+    /** An SQS client whose requests also pass through {@code interceptor} (a test counting or holding them). */
+    public static SqsClient sqs(Emulators e, software.amazon.awssdk.core.interceptor.ExecutionInterceptor interceptor) {
+        return SqsClient.builder().endpointOverride(URI.create(e.sqsEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(interceptor)).build();
+    }
+
+    /** A DynamoDB client whose requests also pass through {@code interceptor} (a test counting or recording them). */
+    public static DynamoDbClient dynamo(Emulators e, software.amazon.awssdk.core.interceptor.ExecutionInterceptor interceptor) {
+        return DynamoDbClient.builder().endpointOverride(URI.create(e.dynamoEndpoint())).region(Region.of(Emulators.REGION))
+                .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder())
+                .overrideConfiguration(o -> o.addExecutionInterceptor(interceptor)).build();
+    }
+
     /** A DynamoDB client whose calls give up after {@code apiCallTimeout} (retries included), e.g. while dynalite is frozen. */
     public static DynamoDbClient dynamo(Emulators e, java.time.Duration apiCallTimeout) {
         return DynamoDbClient.builder().endpointOverride(URI.create(e.dynamoEndpoint())).region(Region.of(Emulators.REGION))
