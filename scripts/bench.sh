@@ -20,6 +20,7 @@ poison="${BENCH_POISON_PERCENT:-1}"
 jfr="${BENCH_JFR:-false}"
 consumers="${BENCH_CONSUMERS:-naive,idempotent-naive,poison-guard}"
 service_options="${BENCH_SERVICE_OPTIONS:-}"
+compare_options=""
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs="$2"; shift 2 ;;
@@ -30,7 +31,8 @@ while [ $# -gt 0 ]; do
     --jfr) jfr=true; shift ;;
     --consumers) consumers="$2"; shift 2 ;;
     --service-options) service_options="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 15000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try)"; exit 0 ;;
+    --compare-options) compare_options="$2"; shift 2 ;;
+    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 15000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per poison-guard run in target/bench-logs) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -39,4 +41,4 @@ done
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
 run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
   -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr" \
-  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options"
+  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options"

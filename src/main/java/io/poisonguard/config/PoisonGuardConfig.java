@@ -193,6 +193,15 @@ public interface PoisonGuardConfig {
         @WithName("batch-linger")
         @WithDefault("5ms")
         Duration batchLinger();
+
+        /**
+         * Notice batches that may be on the wire at once. Fewer: notices queue behind a batch in flight and go
+         * out together in the next (fewer requests, a little more wait); more: a notice waits less for a free
+         * sender. 1-10.
+         */
+        @WithName("batches-in-flight")
+        @WithDefault("4")
+        int batchesInFlight();
     }
 
     /**

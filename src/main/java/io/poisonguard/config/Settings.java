@@ -106,6 +106,8 @@ public final class Settings {
         require(consumer.prefetch() >= 0 && consumer.prefetch() <= 10, "consumer.prefetch", "must be between 0 and 10");
         require(!config.notices().batchLinger().isNegative() && config.notices().batchLinger().toMillis() <= 100, "notices.batch-linger",
                 "must be between 0 and 100ms");
+        require(config.notices().batchesInFlight() >= 1 && config.notices().batchesInFlight() <= 10, "notices.batches-in-flight",
+                "must be between 1 and 10");
         require(!consumer.receiveWait().isNegative() && consumer.receiveWait().toSeconds() <= 20, "consumer.receive-wait",
                 "must be between 0s and 20s (the SQS long-poll limit)");
         require(consumer.visibilityTimeout().toSeconds() >= 1 && consumer.visibilityTimeout().compareTo(Ladder.SQS_MAX_VISIBILITY) <= 0,

@@ -5,12 +5,27 @@ import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
+import com.fasterxml.jackson.core.JsonProcessingException;
+import com.fasterxml.jackson.databind.JsonNode;
+import com.fasterxml.jackson.databind.ObjectMapper;
+import com.fasterxml.jackson.databind.node.ObjectNode;
+
+import java.time.Duration;
+import java.time.Instant;
 import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 
-/** Attempt history as a DynamoDB list of maps, shared by the ledger and quarantine tables. */
+/**
+ * Attempt history, shared by the ledger and quarantine tables: a DynamoDB list with one string per attempt,
+ * a small JSON object with the same field names the API shows ({@code {"number":1,"generation":1,"outcome":"RUNNING",...}}).
+ * One string per entry rather than one map: an entry is written and read whole, never queried by field, and a
+ * string is one attribute value to marshal and store where a map is a dozen. Entries written as maps (before
+ * this format) are still read.
+ */
 final class HistoryCodec {
+    private static final ObjectMapper JSON = new ObjectMapper();
+
     private HistoryCodec() {
     }
 
@@ -22,10 +37,76 @@ final class HistoryCodec {
         if (v == null || !v.hasL()) {
             return List.of();
         }
-        return v.l().stream().map(e -> entry(e.m())).toList();
+        return v.l().stream().map(e -> e.s() != null ? entry(e.s()) : entry(e.m())).toList();
     }
 
-    private static AttributeValue entry(AttemptEntry e) {
+    /** An entry as its JSON text, fields in a fixed order (the ledger's write token digests it). */
+    static AttributeValue entry(AttemptEntry e) {
+        ObjectNode o = JSON.createObjectNode();
+        o.put("number", e.number());
+        o.put("generation", e.generation());
+        o.put("outcome", e.outcome().name());
+        if (e.failureClass() != null) {
+            o.put("failureClass", e.failureClass().name());
+        }
+        if (e.errorType() != null) {
+            o.put("errorType", e.errorType());
+        }
+        if (e.message() != null && !e.message().isEmpty()) {
+            o.put("message", e.message());
+        }
+        o.put("startedAt", e.startedAt().toEpochMilli());
+        if (e.endedAt() != null) {
+            o.put("endedAt", e.endedAt().toEpochMilli());
+        }
+        if (e.worker() != null) {
+            o.put("worker", e.worker());
+        }
+        if (e.retryDelay() != null) {
+            o.put("retryDelayMs", e.retryDelay().toMillis());
+        }
+        if (e.isolated()) {
+            o.put("isolated", true);
+        }
+        o.put("othersInFlight", e.othersInFlight());
+        return AttributeValue.fromS(o.toString());
+    }
+
+    private static AttemptEntry entry(String text) {
+        JsonNode o;
+        try {
+            o = JSON.readTree(text);
+        } catch (JsonProcessingException e) {
+            throw new IllegalStateException("an attempt history entry is not JSON", e);
+        }
+        JsonNode fc = o.get("failureClass");
+        return new AttemptEntry(
+                o.path("number").asInt(),
+                o.path("generation").asInt(),
+                AttemptOutcome.valueOf(o.path("outcome").asText()),
+                fc == null ? null : FailureClass.valueOf(fc.asText()),
+                text(o, "errorType"),
+                text(o, "message"),
+                millis(o, "startedAt"),
+                millis(o, "endedAt"),
+                text(o, "worker"),
+                o.has("retryDelayMs") ? Duration.ofMillis(o.get("retryDelayMs").asLong()) : null,
+                o.path("isolated").asBoolean(false),
+                o.path("othersInFlight").asInt(0));
+    }
+
+    private static String text(JsonNode o, String field) {
+        JsonNode v = o.get(field);
+        return v == null || v.isNull() ? null : v.asText();
+    }
+
+    private static Instant millis(JsonNode o, String field) {
+        JsonNode v = o.get(field);
+        return v == null || v.isNull() ? null : Instant.ofEpochMilli(v.asLong());
+    }
+
+    /** The earlier format: one map per entry. */
+    static AttributeValue mapEntry(AttemptEntry e) {
         Map<String, AttributeValue> m = new HashMap<>();
         m.put("number", Attrs.n(e.number()));
         m.put("generation", Attrs.n(e.generation()));

@@ -18,20 +18,18 @@ import java.util.Map;
  */
 @ApplicationScoped
 public class SqsNoticePublisher implements NoticePublisher {
-    /** Batches that may be on the wire at once. */
-    private static final int SENDERS = 4;
-
     private final boolean fifo;
     private final SendBatcher batcher;
 
     @jakarta.inject.Inject
     public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, io.poisonguard.config.PoisonGuardConfig config) {
-        this(sqs, urls, names, config.notices().batchLinger());
+        this(sqs, urls, names, config.notices().batchLinger(), config.notices().batchesInFlight());
     }
 
-    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, java.time.Duration linger) {
+    /** {@code inFlight}: batches that may be on the wire at once. */
+    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, java.time.Duration linger, int inFlight) {
         this.fifo = names.fifoNotices();
-        this.batcher = new SendBatcher(sqs, urls::notices, SENDERS, linger, "poison-guard-notice-sender");
+        this.batcher = new SendBatcher(sqs, urls::notices, inFlight, linger, "poison-guard-notice-sender");
     }
 
     @Override

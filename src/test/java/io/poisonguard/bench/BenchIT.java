@@ -78,6 +78,13 @@ class BenchIT {
         int warmup = Integer.getInteger("bench.warmup", 15000);
         // -Dbench.consumers=poison-guard: only some of the consumers (for trying settings; no ratio without naive).
         List<String> consumers = List.of(System.getProperty("bench.consumers", "naive,idempotent-naive,poison-guard").split(","));
+        // -Dbench.compare-options=key=value,...: poison-guard once more per round with these settings (on top of the service options).
+        Map<String, String> compare = options("bench.compare-options");
+        if (!compare.isEmpty()) {
+            Map<String, String> both = new HashMap<>(options("bench.service-options"));
+            both.putAll(compare);
+            compare = both;
+        }
         Emulators emulators = Emulators.shared();
         List<Result> results = new ArrayList<>();
         try (SqsClient sqs = EmulatorClients.sqs(emulators); DynamoDbClient dynamo = EmulatorClients.dynamo(emulators);
@@ -97,13 +104,18 @@ class BenchIT {
                         results.add(runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup, true));
                     }
                     if (consumers.contains("poison-guard")) {
-                        results.add(runService(emulators, sqs, "poison-guard", c, jobs, warmup, 0));
+                        results.add(runService(emulators, sqs, "poison-guard", c, jobs, warmup, 0, options("bench.service-options")));
+                    }
+                    if (!compare.isEmpty()) {
+                        // Side by side in the same round: poison-guard again with other settings, to tell a setting's effect from noise.
+                        results.add(runService(emulators, sqs, "pg [" + System.getProperty("bench.compare-options") + "]", c, jobs, warmup, 0, compare));
                     }
                     System.out.println("[bench] round " + round + " concurrency " + c + " done");
                 }
                 int top = concurrencies.get(concurrencies.size() - 1);
                 if (poison > 0 && consumers.contains("poison-guard")) {
-                    results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, warmup, poison));
+                    results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, warmup, poison,
+                            options("bench.service-options")));
                 }
             }
         }
@@ -204,8 +216,19 @@ class BenchIT {
         return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu / 1e6, emulator, from);
     }
 
+    /** {@code key=value,key=value} from a system property, in order. */
+    private static Map<String, String> options(String property) {
+        Map<String, String> o = new java.util.LinkedHashMap<>();
+        for (String kv : System.getProperty(property, "").split(",")) {
+            if (kv.contains("=")) {
+                o.put(kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
+            }
+        }
+        return o;
+    }
+
     private static Result runService(Emulators emulators, SqsClient sqs, String name, int concurrency, int jobs, int warmup,
-                                     double poisonPercent) throws Exception {
+                                     double poisonPercent, Map<String, String> settings) throws Exception {
         Names names = new Names("bp" + UUID.randomUUID().toString().substring(0, 8));
         Map<String, Long> sent = preload(sqs, names, warmup, jobs, poisonPercent);
         int poisonJobs = (int) sent.keySet().stream().filter(id -> isPoison(id, jobs, poisonPercent)).count();
@@ -224,11 +247,7 @@ class BenchIT {
         o.put("poison-guard.systemic.max-quarantines", "100000");
         o.put("poison-guard.systemic.same-signature", "1000");
         // -Dbench.service-options=key=value,key=value: poison-guard settings to try (printed with the report).
-        for (String kv : System.getProperty("bench.service-options", "").split(",")) {
-            if (kv.contains("=")) {
-                o.put(kv.substring(0, kv.indexOf('=')).trim(), kv.substring(kv.indexOf('=') + 1).trim());
-            }
-        }
+        o.putAll(settings);
         Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
         ServiceProcess service = new ServiceProcess(names.prefix(), emulators, o, logs);
         if (Boolean.getBoolean("bench.jfr")) {
