@@ -125,4 +125,34 @@ class LedgerPartialWriteTest {
         assertTrue(lastUpdate().contains("#tenant"), lastUpdate());
         assertEquals(renewed, first.find(new JobKey("acme", "job-q")).orElseThrow());
     }
+
+    @Test
+    void anItemWhoseHistoryIsStoredAsMapsReadsAndIsWrittenForward() {
+        DynamoLedgerStore writer = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        LedgerRecord failed = LedgerRecord.fresh("job-old", "acme", "permit-report", 1, now).withAttempt(1).moveTo(JobState.RETRY_WAIT, now)
+                .withEntry(AttemptEntry.started(1, 1, now, "w1").ended(AttemptOutcome.FAILED, FailureClass.TRANSIENT, "java.io.IOException",
+                        "timed out", now).withRetryDelay(Duration.ofSeconds(2)), 10)
+                .withFailureCounted(FailureClass.TRANSIENT).withVersion(1);
+        // As a release before this one stored it: each history entry a map.
+        java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item =
+                new java.util.HashMap<>(DynamoLedgerStore.encode(failed));
+        item.put("history", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromL(
+                failed.history().stream().map(HistoryCodec::mapEntry).toList()));
+        item.put(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-old"));
+        dynamo.putItem(b -> b.tableName(names.ledgerTable()).item(item));
+
+        LedgerRecord read = writer.find(new JobKey("acme", "job-old")).orElseThrow();
+        assertEquals(failed, read, "entries stored as maps read as they were written");
+        Instant later = now.plusSeconds(5);
+        LedgerRecord next = writer.write(read.withAttempt(2).moveTo(JobState.ACTIVE, later)
+                .withEntry(AttemptEntry.started(2, 1, later, "w2"), 10).withLease("w2", later.plusSeconds(60)));
+        assertTrue(lastUpdate().contains("#history = :history"), "a list in the old form is rewritten whole: " + lastUpdate());
+        var stored = dynamo.getItem(b -> b.tableName(names.ledgerTable()).consistentRead(true)
+                .key(java.util.Map.of(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-old"))))
+                .item().get("history").l();
+        assertEquals(2, stored.size());
+        assertTrue(stored.stream().allMatch(e -> e.s() != null), "both entries are now stored as text: " + stored);
+        assertEquals(next, new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC()).find(new JobKey("acme", "job-old")).orElseThrow());
+    }
 }
