@@ -20,6 +20,7 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -49,12 +50,27 @@ final class SendBatcher implements AutoCloseable {
     private final Thread collector;
     private final AtomicInteger ids = new AtomicInteger();
     private volatile boolean open = true;
+    /** Who may send (for notices: the handlers running), or null when unknown. */
+    private final IntSupplier producers;
+    /** Senders waiting for an answer: their entries queued or on the wire. */
+    private final AtomicInteger outstanding = new AtomicInteger();
+    /** How often a lingering batch looks again at whether anyone else may still send. */
+    private static final long JOIN_CHECK_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
 
     /**
      * @param senders batches that may be on the wire at once
      * @param linger  how long a batch waits for company while senders are finishing together (never for a lone sender)
      */
     SendBatcher(SqsClient sqs, Supplier<String> queueUrl, int senders, java.time.Duration linger, String name) {
+        this(sqs, queueUrl, senders, linger, name, null);
+    }
+
+    /**
+     * @param producers how many parties may send now (for notices, the handlers running): a batch lingers only while
+     *                  some of them are not already waiting on a send, since nobody else can join it
+     */
+    SendBatcher(SqsClient sqs, Supplier<String> queueUrl, int senders, java.time.Duration linger, String name, IntSupplier producers) {
+        this.producers = producers;
         this.sqs = sqs;
         this.lingerNanos = linger.toNanos();
         this.queueUrl = queueUrl;
@@ -86,6 +102,15 @@ final class SendBatcher implements AutoCloseable {
      *                               not been taken yet)
      */
     void send(SendMessageBatchRequestEntry.Builder entry) throws InterruptedException {
+        outstanding.incrementAndGet();
+        try {
+            sendQueued(entry);
+        } finally {
+            outstanding.decrementAndGet();
+        }
+    }
+
+    private void sendQueued(SendMessageBatchRequestEntry.Builder entry) throws InterruptedException {
         Pending p = new Pending(entry.id("m" + Integer.toUnsignedString(ids.getAndIncrement())).build());
         if (open) {
             queued.add(p);
@@ -130,6 +155,7 @@ final class SendBatcher implements AutoCloseable {
         boolean busy = false;
         while (open || carried != null || !queued.isEmpty()) {
             List<Pending> batch = new ArrayList<>(MAX_ENTRIES);
+            boolean sender = false;
             try {
                 Pending first = carried;
                 carried = null;
@@ -140,13 +166,22 @@ final class SendBatcher implements AutoCloseable {
                     }
                 }
                 batch.add(first);
+                // A free sender first: while every one is on the wire, entries keep queueing for this batch.
+                inFlight.acquire();
+                sender = true;
                 int bytes = first.bytes;
                 long deadline = System.nanoTime() + (busy ? lingerNanos : 0);
                 while (batch.size() < MAX_ENTRIES) {
-                    long wait = deadline - System.nanoTime();
-                    Pending next = wait > 0 ? queued.poll(wait, TimeUnit.NANOSECONDS) : queued.poll();
+                    Pending next = queued.poll();
                     if (next == null) {
-                        break;
+                        long wait = deadline - System.nanoTime();
+                        if (wait <= 0 || !othersMayJoin()) {
+                            break;
+                        }
+                        next = queued.poll(Math.min(wait, JOIN_CHECK_NANOS), TimeUnit.NANOSECONDS);
+                        if (next == null) {
+                            continue;
+                        }
                     }
                     if (!next.state.compareAndSet(0, 1)) {
                         continue;
@@ -159,9 +194,11 @@ final class SendBatcher implements AutoCloseable {
                     bytes += next.bytes;
                 }
                 busy = batch.size() > 1;
-                inFlight.acquire();
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
+                if (sender) {
+                    inFlight.release();
+                }
                 stopped(batch);
                 if (carried != null) {
                     stopped(List.of(carried));
@@ -176,6 +213,14 @@ final class SendBatcher implements AutoCloseable {
                 }
             });
         }
+    }
+
+    /**
+     * Whether a lingering batch may still get company: some producer that could send is not already waiting
+     * on a send of its own (queued, or in a batch on the wire). Without a producer count, always.
+     */
+    private boolean othersMayJoin() {
+        return producers == null || producers.getAsInt() > outstanding.get();
     }
 
     private static void stopped(List<Pending> batch) {
