@@ -25,10 +25,11 @@ import java.util.function.Supplier;
 
 /**
  * Sends messages to one queue up to ten at a time without making a lone sender wait for a batch to fill:
- * a sender queues its message and waits for SQS's answer to it; a collecting thread takes whatever has
- * queued (up to SendMessageBatch's ten entries and its size limit) and has it sent. While batches are on
- * the wire the next one gathers, and while senders are finishing together a batch waits a few milliseconds
- * for more, so under load a batch carries many messages; an idle queue adds no delay.
+ * a sender queues its message and waits for SQS's answer to it; a collecting thread forms a batch once a
+ * sending thread is free (up to SendMessageBatch's ten entries and its size limit), so while batches are on
+ * the wire the next one gathers. While senders are finishing together a batch also waits a few milliseconds
+ * for more, but only while some producer (a running handler) has not sent yet: when all of them already wait
+ * on a send, nobody can join. An idle queue adds no delay.
  * <p>
  * {@link #send} returns only once SQS accepted that very entry, and throws otherwise, so a caller that records
  * the send as done (an effect) records only what was accepted. A sender interrupted before its entry was
@@ -144,10 +145,10 @@ final class SendBatcher implements AutoCloseable {
     }
 
     /**
-     * Forms batches: takes the first queued entry, then whatever else is queued, up to the limits. While the
-     * last batch carried more than one entry (senders are finishing together) it also lingers a few
-     * milliseconds for more; a lone entry goes at once. Each batch is sent on a thread of its own, at most
-     * {@code senders} at a time; while all are on the wire the next batch keeps gathering.
+     * Forms batches: takes the first queued entry, waits for a free sending thread (at most {@code senders}
+     * batches on the wire), then takes whatever else is queued, up to the limits. While the last batch carried
+     * more than one entry (senders are finishing together) and others may still join ({@link #othersMayJoin}),
+     * it lingers a few milliseconds for more; a lone entry goes at once. Each batch is sent on a thread of its own.
      */
     private void collectLoop() {
         // An entry taken that did not fit the last batch: it leads the next one.
