@@ -187,9 +187,8 @@ public interface PoisonGuardConfig {
 
         /**
          * Notices of jobs finishing together share one SendMessageBatch. While the last batch carried more
-         * than one notice and some running handler has not sent yet, a batch waits up to this long for more
-         * before it is sent; a lone notice never waits, nor one that nobody else could join. 0: batches carry
-         * only what queued while every sender was on the wire.
+         * than one notice, a batch waits up to this long for more before it is sent; a lone notice never
+         * waits. 0: batches carry only what queued while every sender was on the wire.
          */
         @WithName("batch-linger")
         @WithDefault("5ms")

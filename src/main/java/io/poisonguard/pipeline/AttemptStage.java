@@ -46,11 +46,9 @@ public class AttemptStage {
     private final String worker;
     private final PoisonGuardConfig config;
     private final Set<Run> runs = ConcurrentHashMap.newKeySet();
-    private final HandlersRunning handlersRunning;
 
     public AttemptStage(JobHandlers handlers, Classifier classifier, Clock clock, Metrics metrics, Heartbeat heartbeat,
-                        WorkerHealth health, @Named("worker-id") String worker, PoisonGuardConfig config, HandlersRunning handlersRunning) {
-        this.handlersRunning = handlersRunning;
+                        WorkerHealth health, @Named("worker-id") String worker, PoisonGuardConfig config) {
         this.handlers = handlers;
         this.classifier = classifier;
         this.clock = clock;
@@ -124,7 +122,6 @@ public class AttemptStage {
         Thread thread = Thread.ofVirtual().name("poison-guard-handler").unstarted(() -> end.complete(invoke(handler, job, context)));
         Run run = new Run(end, thread, t0 + deadline.toNanos(), deadline, started.jobId(), started.attempt());
         runs.add(run);
-        handlersRunning.started();
         AttemptResult result;
         try {
             thread.start();
@@ -140,7 +137,6 @@ public class AttemptStage {
             throw new IllegalStateException("unreachable: invoke() never completes exceptionally", e);
         } finally {
             runs.remove(run);
-            handlersRunning.ended();
         }
         if (result instanceof AttemptResult.Abandoned) {
             thread.interrupt();

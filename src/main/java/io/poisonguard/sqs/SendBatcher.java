@@ -20,7 +20,6 @@ import java.util.concurrent.LinkedBlockingQueue;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.IntSupplier;
 import java.util.function.Supplier;
 
 /**
@@ -28,8 +27,7 @@ import java.util.function.Supplier;
  * a sender queues its message and waits for SQS's answer to it; a collecting thread forms a batch once a
  * sending thread is free (up to SendMessageBatch's ten entries and its size limit), so while batches are on
  * the wire the next one gathers. While senders are finishing together a batch also waits a few milliseconds
- * for more, but only while some producer (a running handler) has not sent yet: when all of them already wait
- * on a send, nobody can join. An idle queue adds no delay.
+ * for more, so under load a batch carries many messages; an idle queue adds no delay.
  * <p>
  * {@link #send} returns only once SQS accepted that very entry, and throws otherwise, so a caller that records
  * the send as done (an effect) records only what was accepted. A sender interrupted before its entry was
@@ -51,27 +49,12 @@ final class SendBatcher implements AutoCloseable {
     private final Thread collector;
     private final AtomicInteger ids = new AtomicInteger();
     private volatile boolean open = true;
-    /** Who may send (for notices: the handlers running), or null when unknown. */
-    private final IntSupplier producers;
-    /** Senders waiting for an answer: their entries queued or on the wire. */
-    private final AtomicInteger outstanding = new AtomicInteger();
-    /** How often a lingering batch looks again at whether anyone else may still send. */
-    private static final long JOIN_CHECK_NANOS = TimeUnit.MICROSECONDS.toNanos(250);
 
     /**
      * @param senders batches that may be on the wire at once
      * @param linger  how long a batch waits for company while senders are finishing together (never for a lone sender)
      */
     SendBatcher(SqsClient sqs, Supplier<String> queueUrl, int senders, java.time.Duration linger, String name) {
-        this(sqs, queueUrl, senders, linger, name, null);
-    }
-
-    /**
-     * @param producers how many parties may send now (for notices, the handlers running): a batch lingers only while
-     *                  some of them are not already waiting on a send, since nobody else can join it
-     */
-    SendBatcher(SqsClient sqs, Supplier<String> queueUrl, int senders, java.time.Duration linger, String name, IntSupplier producers) {
-        this.producers = producers;
         this.sqs = sqs;
         this.lingerNanos = linger.toNanos();
         this.queueUrl = queueUrl;
@@ -103,15 +86,6 @@ final class SendBatcher implements AutoCloseable {
      *                               not been taken yet)
      */
     void send(SendMessageBatchRequestEntry.Builder entry) throws InterruptedException {
-        outstanding.incrementAndGet();
-        try {
-            sendQueued(entry);
-        } finally {
-            outstanding.decrementAndGet();
-        }
-    }
-
-    private void sendQueued(SendMessageBatchRequestEntry.Builder entry) throws InterruptedException {
         Pending p = new Pending(entry.id("m" + Integer.toUnsignedString(ids.getAndIncrement())).build());
         if (open) {
             queued.add(p);
@@ -147,8 +121,8 @@ final class SendBatcher implements AutoCloseable {
     /**
      * Forms batches: takes the first queued entry, waits for a free sending thread (at most {@code senders}
      * batches on the wire), then takes whatever else is queued, up to the limits. While the last batch carried
-     * more than one entry (senders are finishing together) and others may still join ({@link #othersMayJoin}),
-     * it lingers a few milliseconds for more; a lone entry goes at once. Each batch is sent on a thread of its own.
+     * more than one entry (senders are finishing together), it lingers a few milliseconds for more; a lone entry
+     * goes at once. Each batch is sent on a thread of its own.
      */
     private void collectLoop() {
         // An entry taken that did not fit the last batch: it leads the next one.
@@ -176,12 +150,12 @@ final class SendBatcher implements AutoCloseable {
                     Pending next = queued.poll();
                     if (next == null) {
                         long wait = deadline - System.nanoTime();
-                        if (wait <= 0 || !othersMayJoin()) {
+                        if (wait <= 0) {
                             break;
                         }
-                        next = queued.poll(Math.min(wait, JOIN_CHECK_NANOS), TimeUnit.NANOSECONDS);
+                        next = queued.poll(wait, TimeUnit.NANOSECONDS);
                         if (next == null) {
-                            continue;
+                            break;
                         }
                     }
                     if (!next.state.compareAndSet(0, 1)) {
@@ -214,14 +188,6 @@ final class SendBatcher implements AutoCloseable {
                 }
             });
         }
-    }
-
-    /**
-     * Whether a lingering batch may still get company: some producer that could send is not already waiting
-     * on a send of its own (queued, or in a batch on the wire). Without a producer count, always.
-     */
-    private boolean othersMayJoin() {
-        return producers == null || producers.getAsInt() > outstanding.get();
     }
 
     private static void stopped(List<Pending> batch) {

@@ -22,19 +22,14 @@ public class SqsNoticePublisher implements NoticePublisher {
     private final SendBatcher batcher;
 
     @jakarta.inject.Inject
-    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, io.poisonguard.config.PoisonGuardConfig config,
-                              io.poisonguard.pipeline.HandlersRunning handlers) {
-        this(sqs, urls, names, config.notices().batchLinger(), config.notices().batchesInFlight(), handlers);
+    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, io.poisonguard.config.PoisonGuardConfig config) {
+        this(sqs, urls, names, config.notices().batchLinger(), config.notices().batchesInFlight());
     }
 
-    /**
-     * {@code inFlight}: batches that may be on the wire at once; {@code handlers}: how many handlers are running (a batch
-     * waits for company only while one of them has not sent yet), or null to wait whenever batches are busy.
-     */
-    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, java.time.Duration linger, int inFlight,
-                              java.util.function.IntSupplier handlers) {
+    /** {@code inFlight}: batches that may be on the wire at once. */
+    public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, java.time.Duration linger, int inFlight) {
         this.fifo = names.fifoNotices();
-        this.batcher = new SendBatcher(sqs, urls::notices, inFlight, linger, "poison-guard-notice-sender", handlers);
+        this.batcher = new SendBatcher(sqs, urls::notices, inFlight, linger, "poison-guard-notice-sender");
     }
 
     @Override

@@ -30,7 +30,7 @@ class FifoNoticesTest {
         assertEquals("true", sqs.getQueueAttributes(b -> b.queueUrl(url).attributeNames(QueueAttributeName.FIFO_QUEUE))
                 .attributes().get(QueueAttributeName.FIFO_QUEUE));
 
-        SqsNoticePublisher publisher = new SqsNoticePublisher(sqs, new QueueUrls(sqs, names), names, Duration.ofMillis(5), 4, null);
+        SqsNoticePublisher publisher = new SqsNoticePublisher(sqs, new QueueUrls(sqs, names), names, Duration.ofMillis(5), 4);
         publisher.publish("job-1", "tenant-a", "permit-report", "{\"jobId\":\"job-1\",\"attempt\":1}");
         publisher.publish("job-1", "tenant-a", "permit-report", "{\"jobId\":\"job-1\",\"attempt\":2}");
         publisher.publish("job-2", "tenant-a", "permit-report", "{\"jobId\":\"job-2\",\"attempt\":1}");

@@ -181,7 +181,7 @@ class SendBatcherTest {
     }
 
     @Test
-    void aBatchWaitsForCompanyOnlyWhileSomeRunningHandlerHasNotSentYet() throws Exception {
+    void messagesQueuedWhileEverySenderIsOnTheWireGoTogetherInTheNextBatch() throws Exception {
         CountDownLatch firstOnTheWire = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
         List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
@@ -199,42 +199,23 @@ class SendBatcherTest {
                         }
                     }
                 })) {
-            // Three handlers running; a batch may wait 30 s for company, far longer than this test waits for anything.
-            AtomicInteger running = new AtomicInteger(3);
-            SendBatcher one = new SendBatcher(held, () -> url, 1, Duration.ofSeconds(30), "test-join", running::get);
+            // One sender, no linger: only entries that queued while the sender was busy can share a batch.
+            SendBatcher one = new SendBatcher(held, () -> url, 1, Duration.ZERO, "test-queued");
             Map<String, String> outcome = new ConcurrentHashMap<>();
             Thread x = sender(one, "X", outcome);
             firstOnTheWire.await();
-            // X is on the wire and the only sender is busy: A and B queue behind it and go together once it is answered.
+            // X is on the wire: A is taken to lead the next batch and waits for the sender; B queues behind it.
             Thread a = sender(one, "A", outcome);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 0);
             Thread b = sender(one, "B", outcome);
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 1);
             answer.countDown();
             for (Thread t : List.of(x, a, b)) {
                 t.join(Duration.ofSeconds(10));
             }
-            assertEquals(List.of(1, 2), batchSizes, "X alone, then A and B together");
-
-            // Batches are busy now. C is taken and, with a running handler that has not sent, waits for it: D joins C's batch.
-            Thread c = sender(one, "C", outcome);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 0 && !outcome.containsKey("C"));
-            Thread d = sender(one, "D", outcome);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 0);
-            assertEquals(2, batchSizes.size(), "C waits while a third handler might still send");
-            // The third handler ends without sending: nobody else can join, so the batch goes at once (not after 30 s).
-            running.set(2);
-            c.join(Duration.ofSeconds(10));
-            d.join(Duration.ofSeconds(10));
-            assertEquals(List.of(1, 2, 2), batchSizes, "C and D went in one batch");
-
-            // Every running handler is waiting on a send of its own: a new one does not linger at all.
-            running.set(1);
-            Thread e = sender(one, "E", outcome);
-            e.join(Duration.ofSeconds(10));
-            assertEquals("accepted", outcome.get("E"), "E went without waiting out the 30 s linger");
-            assertEquals(List.of(1, 2, 2, 1), batchSizes);
             one.close();
-            assertEquals(Map.of("X", "accepted", "A", "accepted", "B", "accepted", "C", "accepted", "D", "accepted", "E", "accepted"), outcome);
+            assertEquals(List.of(1, 2), batchSizes, "X alone, then A and B together (not A alone, then B)");
+            assertEquals(Map.of("X", "accepted", "A", "accepted", "B", "accepted"), outcome);
         }
     }
 
