@@ -104,17 +104,17 @@ class BenchIT {
                         results.add(runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup, true));
                     }
                     if (consumers.contains("poison-guard")) {
-                        results.add(runService(emulators, sqs, "poison-guard", c, jobs, warmup, 0, options("bench.service-options")));
+                        results.add(runService(emulators, sqs, dynamo, "poison-guard", c, jobs, warmup, 0, options("bench.service-options")));
                     }
                     if (!compare.isEmpty()) {
                         // Side by side in the same round: poison-guard again with other settings, to tell a setting's effect from noise.
-                        results.add(runService(emulators, sqs, "pg [" + System.getProperty("bench.compare-options") + "]", c, jobs, warmup, 0, compare));
+                        results.add(runService(emulators, sqs, dynamo, "pg [" + System.getProperty("bench.compare-options") + "]", c, jobs, warmup, 0, compare));
                     }
                     System.out.println("[bench] round " + round + " concurrency " + c + " done");
                 }
                 int top = concurrencies.get(concurrencies.size() - 1);
                 if (poison > 0 && consumers.contains("poison-guard")) {
-                    results.add(runService(emulators, sqs, "poison-guard " + poison + "% poison", top, jobs, warmup, poison,
+                    results.add(runService(emulators, sqs, dynamo, "poison-guard " + poison + "% poison", top, jobs, warmup, poison,
                             options("bench.service-options")));
                 }
             }
@@ -171,6 +171,15 @@ class BenchIT {
     private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo, String name,
                                    int concurrency, int jobs, int warmup, boolean idempotent) throws Exception {
         Names names = new Names("bn" + UUID.randomUUID().toString().substring(0, 8));
+        try {
+            return runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, names, name, concurrency, jobs, warmup, idempotent);
+        } finally {
+            discard(sqs, dynamo, names);
+        }
+    }
+
+    private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo,
+                                   Names names, String name, int concurrency, int jobs, int warmup, boolean idempotent) throws Exception {
         String table = null;
         if (idempotent) {
             table = names.prefix() + "-idempotency";
@@ -227,9 +236,33 @@ class BenchIT {
         return o;
     }
 
-    private static Result runService(Emulators emulators, SqsClient sqs, String name, int concurrency, int jobs, int warmup,
-                                     double poisonPercent, Map<String, String> settings) throws Exception {
+    private static Result runService(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, String name, int concurrency, int jobs,
+                                     int warmup, double poisonPercent, Map<String, String> settings) throws Exception {
         Names names = new Names("bp" + UUID.randomUUID().toString().substring(0, 8));
+        try {
+            return runService(emulators, sqs, names, name, concurrency, jobs, warmup, poisonPercent, settings);
+        } finally {
+            discard(sqs, dynamo, names);
+        }
+    }
+
+    /**
+     * Deletes a finished run's queues and tables. Both emulators keep everything in memory: left in place, every
+     * run's items and notices would pile up, and the emulators' garbage collection would tax each later run more.
+     */
+    private static void discard(SqsClient sqs, DynamoDbClient dynamo, Names names) {
+        for (String url : sqs.listQueues(b -> b.queueNamePrefix(names.prefix())).queueUrls()) {
+            sqs.deleteQueue(b -> b.queueUrl(url));
+        }
+        for (String table : dynamo.listTablesPaginator(b -> b.limit(100)).tableNames()) {
+            if (table.startsWith(names.prefix() + "-")) {
+                dynamo.deleteTable(b -> b.tableName(table));
+            }
+        }
+    }
+
+    private static Result runService(Emulators emulators, SqsClient sqs, Names names, String name, int concurrency, int jobs, int warmup,
+                                     double poisonPercent, Map<String, String> settings) throws Exception {
         Map<String, Long> sent = preload(sqs, names, warmup, jobs, poisonPercent);
         int poisonJobs = (int) sent.keySet().stream().filter(id -> isPoison(id, jobs, poisonPercent)).count();
         Map<String, String> o = new HashMap<>();
