@@ -42,6 +42,11 @@ final class HistoryCodec {
 
     /** An entry as its JSON text, fields in a fixed order (the ledger's write token digests it). */
     static AttributeValue entry(AttemptEntry e) {
+        return AttributeValue.fromS(fields(e).toString());
+    }
+
+    /** The entry's fields, in a fixed order, absent ones left out: the one source of both stored forms. */
+    private static ObjectNode fields(AttemptEntry e) {
         ObjectNode o = JSON.createObjectNode();
         o.put("number", e.number());
         o.put("generation", e.generation());
@@ -69,7 +74,7 @@ final class HistoryCodec {
             o.put("isolated", true);
         }
         o.put("othersInFlight", e.othersInFlight());
-        return AttributeValue.fromS(o.toString());
+        return o;
     }
 
     private static AttemptEntry entry(String text) {
@@ -105,35 +110,11 @@ final class HistoryCodec {
         return v == null || v.isNull() ? null : Instant.ofEpochMilli(v.asLong());
     }
 
-    /** The earlier format: one map per entry. */
+    /** The earlier format: one map per entry, the same fields (numbers as N, text as S, a flag as BOOL). */
     static AttributeValue mapEntry(AttemptEntry e) {
         Map<String, AttributeValue> m = new HashMap<>();
-        m.put("number", Attrs.n(e.number()));
-        m.put("generation", Attrs.n(e.generation()));
-        m.put("outcome", Attrs.s(e.outcome().name()));
-        if (e.failureClass() != null) {
-            m.put("failureClass", Attrs.s(e.failureClass().name()));
-        }
-        if (e.errorType() != null) {
-            m.put("errorType", Attrs.s(e.errorType()));
-        }
-        if (e.message() != null && !e.message().isEmpty()) {
-            m.put("message", Attrs.s(e.message()));
-        }
-        m.put("startedAt", Attrs.millis(e.startedAt()));
-        if (e.endedAt() != null) {
-            m.put("endedAt", Attrs.millis(e.endedAt()));
-        }
-        if (e.worker() != null) {
-            m.put("worker", Attrs.s(e.worker()));
-        }
-        if (e.retryDelay() != null) {
-            m.put("retryDelayMs", Attrs.n(e.retryDelay().toMillis()));
-        }
-        if (e.isolated()) {
-            m.put("isolated", AttributeValue.fromBool(true));
-        }
-        m.put("othersInFlight", Attrs.n(e.othersInFlight()));
+        fields(e).properties().forEach(f -> m.put(f.getKey(), f.getValue().isNumber() ? Attrs.n(f.getValue().asLong())
+                : f.getValue().isBoolean() ? AttributeValue.fromBool(f.getValue().asBoolean()) : Attrs.s(f.getValue().asText())));
         return AttributeValue.fromM(m);
     }
 

@@ -147,17 +147,7 @@ class SendBatcherTest {
         // taken into the next batch (which waits for the wire), C stays queued.
         CountDownLatch onTheWire = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
-        try (SqsClient slow = EmulatorClients.sqs(Emulators.shared(), new ExecutionInterceptor() {
-                    @Override
-                    public void beforeTransmission(Context.BeforeTransmission c, ExecutionAttributes a) {
-                        onTheWire.countDown();
-                        try {
-                            answer.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                })) {
+        try (SqsClient slow = held(onTheWire, answer, r -> { })) {
             SendBatcher one = new SendBatcher(slow, () -> url, 1, Duration.ZERO, "test-slow");
             Map<String, String> outcome = new ConcurrentHashMap<>();
             Thread a = sender(one, "A", outcome);
@@ -185,20 +175,11 @@ class SendBatcherTest {
         CountDownLatch firstOnTheWire = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
         List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (SqsClient held = EmulatorClients.sqs(Emulators.shared(), new ExecutionInterceptor() {
-                    @Override
-                    public void beforeTransmission(Context.BeforeTransmission c, ExecutionAttributes a) {
-                        if (c.request() instanceof software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest r) {
-                            batchSizes.add(r.entries().size());
-                        }
-                        firstOnTheWire.countDown();
-                        try {
-                            answer.await();
-                        } catch (InterruptedException e) {
-                            Thread.currentThread().interrupt();
-                        }
-                    }
-                })) {
+        try (SqsClient held = held(firstOnTheWire, answer, r -> {
+            if (r instanceof software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest batch) {
+                batchSizes.add(batch.entries().size());
+            }
+        })) {
             // One sender, no linger: only entries that queued while the sender was busy can share a batch.
             SendBatcher one = new SendBatcher(held, () -> url, 1, Duration.ZERO, "test-queued");
             Map<String, String> outcome = new ConcurrentHashMap<>();
@@ -217,6 +198,26 @@ class SendBatcherTest {
             assertEquals(List.of(1, 2), batchSizes, "X alone, then A and B together (not A alone, then B)");
             assertEquals(Map.of("X", "accepted", "A", "accepted", "B", "accepted"), outcome);
         }
+    }
+
+    /**
+     * A client whose every request is shown to {@code seen}, counts {@code onTheWire} down, and is held until
+     * {@code answer} opens: SQS made to take its time with a batch.
+     */
+    private static SqsClient held(CountDownLatch onTheWire, CountDownLatch answer,
+                                  java.util.function.Consumer<software.amazon.awssdk.core.SdkRequest> seen) {
+        return EmulatorClients.sqs(Emulators.shared(), new ExecutionInterceptor() {
+            @Override
+            public void beforeTransmission(Context.BeforeTransmission c, ExecutionAttributes a) {
+                seen.accept(c.request());
+                onTheWire.countDown();
+                try {
+                    answer.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
     }
 
     private static Thread sender(SendBatcher b, String body, Map<String, String> outcome) {
