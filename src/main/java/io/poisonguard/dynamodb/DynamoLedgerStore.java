@@ -25,9 +25,11 @@ import java.util.Optional;
 /**
  * The ledger in DynamoDB: one item per job, keyed by {@link JobKey#storage()} (tenant and job id). A new
  * job's first write is a conditional PutItem (no item stored, or an expired one); every later write is a
- * single UpdateItem that bumps {@code version} on the condition of the version the caller read. A write sends only what changed since that version when this store read or
- * wrote it (an appended history entry by {@code list_append}, the ending attempt's entry by its index),
- * and every attribute otherwise: the version condition makes both equally safe.
+ * single write that bumps {@code version} on the condition of the version the caller read. An item within
+ * one write unit (1 KB: every healthy job's) whose stored image this store read or wrote is put whole;
+ * a larger one is updated by what changed since that version (an appended history entry by
+ * {@code list_append}, the ending attempt's entry by its index), and one whose image it does not hold is
+ * updated attribute by attribute. The version condition makes all three equally safe.
  */
 public final class DynamoLedgerStore implements LedgerStore {
     static final String KEY = "jobId";
@@ -47,6 +49,7 @@ public final class DynamoLedgerStore implements LedgerStore {
     };
 
     private final boolean legacyKeys;
+    private final long wholeItemsUpTo;
 
     public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock) {
         this(dynamo, table, clock, false);
@@ -54,10 +57,16 @@ public final class DynamoLedgerStore implements LedgerStore {
 
     /** {@code legacyKeys}: whether a miss also looks for an item keyed by the bare job id (written before tenant scoping). */
     public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock, boolean legacyKeys) {
+        this(dynamo, table, clock, legacyKeys, WRITE_UNIT);
+    }
+
+    /** {@code wholeItemsUpTo}: the largest item (in bytes) written whole; 0 updates every item by its changes. */
+    DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock, boolean legacyKeys, long wholeItemsUpTo) {
         this.dynamo = dynamo;
         this.table = table;
         this.clock = clock;
         this.legacyKeys = legacyKeys;
+        this.wholeItemsUpTo = wholeItemsUpTo;
     }
 
     @Override
@@ -148,6 +157,11 @@ public final class DynamoLedgerStore implements LedgerStore {
             return create(next, storageKey, attrs, token);
         }
         Map<String, AttributeValue> base = knownImage(storageKey, next.version());
+        Map<String, AttributeValue> whole = new HashMap<>(attrs);
+        whole.put(KEY, Attrs.s(storageKey));
+        if (wholeItemWrite(base, whole)) {
+            return replace(next, storageKey, whole, token);
+        }
         for (String name : ALL) {
             AttributeValue v = attrs.get(name);
             AttributeValue was = base == null ? null : base.get(name);
@@ -206,6 +220,47 @@ public final class DynamoLedgerStore implements LedgerStore {
         }
         remember(storageKey, 1, item);
         return next.withVersion(1);
+    }
+
+    /**
+     * Whether the write goes as the whole item: its stored image is known to hold nothing this release does
+     * not write (an attribute a newer release added survives only an update), and the new item is under one
+     * write unit (1 KB), where DynamoDB charges a put and an update alike and the put carries no update
+     * expression for the server to parse and apply. Larger items are updated by their changes, so a long
+     * history is not sent again on every write.
+     */
+    private boolean wholeItemWrite(Map<String, AttributeValue> base, Map<String, AttributeValue> item) {
+        if (base == null) {
+            return false;
+        }
+        for (String name : base.keySet()) {
+            if (!name.equals(KEY) && !ALL.contains(name)) {
+                return false;
+            }
+        }
+        return ItemSize.of(item) <= wholeItemsUpTo;
+    }
+
+    /** One DynamoDB write unit: items up to this size cost the same whichever way they are written. */
+    static final int WRITE_UNIT = 1024;
+
+    /** The write as a whole item, put on the condition of the version it replaces. */
+    private LedgerRecord replace(LedgerRecord next, String storageKey, Map<String, AttributeValue> item, String token) {
+        try {
+            Unavailability.write("the ledger", () -> dynamo.putItem(PutItemRequest.builder()
+                    .tableName(table)
+                    .item(item)
+                    .conditionExpression("#version = :expected")
+                    .expressionAttributeNames(Map.of("#version", "version"))
+                    .expressionAttributeValues(Map.of(":expected", Attrs.n(next.version())))
+                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
+                    .build()));
+        } catch (ConditionalCheckFailedException e) {
+            ownWriteOrConflict(e, next, storageKey, token);
+        }
+        long newVersion = next.version() + 1;
+        remember(storageKey, newVersion, item);
+        return next.withVersion(newVersion);
     }
 
     /** A failed condition is our own write sent again when the stored item carries its token; otherwise a conflict. */

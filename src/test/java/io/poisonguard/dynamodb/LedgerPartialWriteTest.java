@@ -34,6 +34,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * Issue 11: a ledger write does not rewrite the whole item. After the create, a write sends only the
  * attributes that changed since the version it read or wrote (an attempt's entry appended, or the
  * ending attempt's entry replaced in place), and what is stored is what a full rewrite would have stored.
+ * An item within one write unit (1 KB, every healthy job's) is put whole instead, on the condition of its
+ * version: DynamoDB bills both alike there, and the put has no update expression for the server to work through.
  */
 class LedgerPartialWriteTest {
     static final List<UpdateItemRequest> sent = new CopyOnWriteArrayList<>();
@@ -64,13 +66,18 @@ class LedgerPartialWriteTest {
         dynamo.close();
     }
 
+    /** A store that updates every item by its changes, however small (the default writes small items whole). */
+    private static DynamoLedgerStore partial() {
+        return new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC(), false, 0);
+    }
+
     private static String lastUpdate() {
         return sent.get(sent.size() - 1).updateExpression();
     }
 
     @Test
     void writesAfterTheCreateSendOnlyWhatChangedAndStoreTheSameItem() {
-        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        DynamoLedgerStore ledger = partial();
         // A store with nothing remembered reads what is stored, as another worker would.
         DynamoLedgerStore reader = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
         Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
@@ -115,8 +122,8 @@ class LedgerPartialWriteTest {
 
     @Test
     void aWriterThatDidNotSeeTheVersionWritesEverything() {
-        DynamoLedgerStore first = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
-        DynamoLedgerStore second = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        DynamoLedgerStore first = partial();
+        DynamoLedgerStore second = partial();
         Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
         LedgerRecord started = first.write(LedgerRecord.fresh("job-q", "acme", "permit-report", 1, now).withAttempt(1)
                 .moveTo(JobState.ACTIVE, now).withEntry(AttemptEntry.started(1, 1, now, "w1"), 10).withLease("w1", now.plusSeconds(60)));
@@ -128,7 +135,7 @@ class LedgerPartialWriteTest {
 
     @Test
     void anItemWhoseHistoryIsStoredAsMapsReadsAndIsWrittenForward() {
-        DynamoLedgerStore writer = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        DynamoLedgerStore writer = partial();
         Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
         LedgerRecord failed = LedgerRecord.fresh("job-old", "acme", "permit-report", 1, now).withAttempt(1).moveTo(JobState.RETRY_WAIT, now)
                 .withEntry(AttemptEntry.started(1, 1, now, "w1").ended(AttemptOutcome.FAILED, FailureClass.TRANSIENT, "java.io.IOException",
@@ -154,5 +161,87 @@ class LedgerPartialWriteTest {
         assertEquals(2, stored.size());
         assertTrue(stored.stream().allMatch(e -> e.s() != null), "both entries are now stored as text: " + stored);
         assertEquals(next, new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC()).find(new JobKey("acme", "job-old")).orElseThrow());
+    }
+
+    private static LedgerRecord started(String jobId, Instant now) {
+        return LedgerRecord.fresh(jobId, "acme", "permit-report", 1, now).withAttempt(1).moveTo(JobState.ACTIVE, now)
+                .withEntry(AttemptEntry.started(1, 1, now, "w1"), 10).withLease("w1", now.plusSeconds(60));
+    }
+
+    @Test
+    void aHealthyJobsEndingWriteIsOnePutOfTheWholeItemOnTheConditionOfItsVersion() {
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        LedgerRecord started = ledger.write(started("job-w", now));
+        // Another worker's store that read version 1 before this attempt ended.
+        DynamoLedgerStore stale = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        assertEquals(started, stale.find(new JobKey("acme", "job-w")).orElseThrow());
+        int updates = sent.size();
+        int putsBefore = puts.size();
+        Instant end = now.plusMillis(300);
+        LedgerRecord done = ledger.write(started.moveTo(JobState.SUCCEEDED, end).withLease(null, null)
+                .withCurrentEntry(started.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, end))
+                .withEffects(java.util.Map.of("completion-notice", 1)));
+
+        assertEquals(updates, sent.size(), "no UpdateItem for a small item");
+        assertEquals(putsBefore + 1, puts.size(), "one PutItem ends the attempt");
+        PutItemRequest ending = puts.get(puts.size() - 1);
+        assertEquals("#version = :expected", ending.conditionExpression());
+        assertEquals("1", ending.expressionAttributeValues().get(":expected").n(), "conditional on the version it replaces");
+        assertFalse(ending.item().containsKey("leaseOwner"), "the lease is gone from the item: " + ending.item().keySet());
+        assertTrue(ItemSize.of(ending.item()) <= DynamoLedgerStore.WRITE_UNIT, "within one write unit: " + ItemSize.of(ending.item()));
+        assertEquals(done, new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC()).find(new JobKey("acme", "job-w")).orElseThrow());
+
+        // A writer that still holds version 1 loses: the put's condition is the version, as the update's is.
+        org.junit.jupiter.api.Assertions.assertThrows(io.poisonguard.ledger.LedgerConflict.class,
+                () -> stale.write(started.withLease("w2", now.plusSeconds(90))));
+        assertEquals(putsBefore + 2, puts.size(), "the stale write was a put too");
+        assertEquals(done, stale.find(new JobKey("acme", "job-w")).orElseThrow(), "the stale write changed nothing");
+    }
+
+    @Test
+    void anItemOverOneWriteUnitIsUpdatedByItsChanges() {
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        LedgerRecord current = ledger.write(started("job-long", now));
+        // Failed attempts with long error messages: the history alone passes 1 KB.
+        for (int attempt = 1; attempt <= 5; attempt++) {
+            Instant t = now.plusSeconds(attempt);
+            current = ledger.write(current.moveTo(JobState.RETRY_WAIT, t).withLease(null, null).withFailureCounted(FailureClass.TRANSIENT)
+                    .withCurrentEntry(current.currentEntry().ended(AttemptOutcome.FAILED, FailureClass.TRANSIENT, "java.io.IOException",
+                            "permit-records answered 503: " + "upstream unavailable; ".repeat(10), t)));
+            Instant next = t.plusMillis(500);
+            current = ledger.write(current.withAttempt(attempt + 1).moveTo(JobState.ACTIVE, next)
+                    .withEntry(AttemptEntry.started(attempt + 1, 1, next, "w1"), 10).withLease("w1", next.plusSeconds(60)));
+        }
+        assertTrue(ItemSize.of(DynamoLedgerStore.encode(current)) > DynamoLedgerStore.WRITE_UNIT);
+        assertTrue(lastUpdate().contains("list_append(#history, :historyAdded)"), "the new entry alone is sent: " + lastUpdate());
+        int putsBefore = puts.size();
+        LedgerRecord done = ledger.write(current.moveTo(JobState.SUCCEEDED, now.plusSeconds(9)).withLease(null, null)
+                .withCurrentEntry(current.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, now.plusSeconds(9))));
+        assertEquals(putsBefore, puts.size(), "a large item is not put whole");
+        assertTrue(lastUpdate().contains("#history[5] = :historyLast") && !lastUpdate().contains("#tenant"), lastUpdate());
+        assertEquals(done, new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC()).find(new JobKey("acme", "job-long")).orElseThrow());
+    }
+
+    @Test
+    void anAttributeThisReleaseDoesNotWriteSurvivesAWrite() {
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        LedgerRecord stored = started("job-newer", now).withVersion(1);
+        // As a newer release (mid rolling deploy) might have stored it: one attribute this release does not know.
+        java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item = new java.util.HashMap<>(DynamoLedgerStore.encode(stored));
+        item.put(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-newer"));
+        item.put("addedLater", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("keep me"));
+        dynamo.putItem(b -> b.tableName(names.ledgerTable()).item(item));
+
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        LedgerRecord read = ledger.find(new JobKey("acme", "job-newer")).orElseThrow();
+        Instant end = now.plusSeconds(1);
+        ledger.write(read.moveTo(JobState.SUCCEEDED, end).withLease(null, null)
+                .withCurrentEntry(read.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, end)));
+        var after = dynamo.getItem(b -> b.tableName(names.ledgerTable()).consistentRead(true)
+                .key(java.util.Map.of(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-newer")))).item();
+        assertEquals("keep me", after.get("addedLater").s(), "an item holding an attribute unknown here is updated, not replaced");
+        assertEquals("SUCCEEDED", after.get("state").s());
     }
 }
