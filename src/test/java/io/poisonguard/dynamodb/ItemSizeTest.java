@@ -12,7 +12,7 @@ class ItemSizeTest {
     @Test
     void namesAndValuesCountInUtf8BytesNumbersAtADigitEachPlusOne() {
         assertEquals(1 + 3 + 2 + 3, ItemSize.of(Map.of("a", AttributeValue.fromS("xyz"), "bb", AttributeValue.fromN("12"))));
-        assertEquals(1 + 4, ItemSize.of(Map.of("é", AttributeValue.fromS("ü"))), "two bytes each in UTF-8");
+        assertEquals(2 + 2, ItemSize.of(Map.of("é", AttributeValue.fromS("ü"))), "two bytes each in UTF-8");
     }
 
     @Test
