@@ -28,6 +28,7 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 class LedgerWriteTokenTest {
     static DynamoDbClient dynamo;
     static DynamoLedgerStore ledger;
+    static String tableName;
 
     @BeforeAll
     static void table() {
@@ -35,7 +36,8 @@ class LedgerWriteTokenTest {
         dynamo = EmulatorClients.dynamo(emulators);
         Names names = new Names("tok" + UUID.randomUUID().toString().substring(0, 6));
         new TableBootstrap(dynamo, names).ensureTables();
-        ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        tableName = names.ledgerTable();
+        ledger = new DynamoLedgerStore(dynamo, tableName, Clock.systemUTC());
     }
 
     @AfterAll
@@ -71,5 +73,22 @@ class LedgerWriteTokenTest {
         LedgerRecord renewed = ledger.write(renewal);
         assertEquals(renewed, ledger.write(renewal), "the heartbeat's renewal sent twice");
         assertEquals(2, ledger.find(new JobKey("acme", "job-c")).orElseThrow().version());
+    }
+
+    @Test
+    void aResendOfAWholeItemPutIsRecognisedToo() {
+        LedgerRecord created = ledger.write(start("job-d", "w1"));
+        // Two stores holding version 1's image both send the same whole-item put (as the SDK's retry of a put
+        // whose answer was lost does): the second fails its condition and is recognised by its token.
+        DynamoLedgerStore once = new DynamoLedgerStore(dynamo, tableName, Clock.systemUTC());
+        DynamoLedgerStore again = new DynamoLedgerStore(dynamo, tableName, Clock.systemUTC());
+        once.find(new JobKey("acme", "job-d")).orElseThrow();
+        again.find(new JobKey("acme", "job-d")).orElseThrow();
+        LedgerRecord ended = created.moveTo(JobState.SUCCEEDED, created.updatedAt().plusSeconds(1)).withLease(null, null);
+        LedgerRecord written = once.write(ended);
+        assertEquals(written, again.write(ended), "the same put sent twice is a success, not a conflict");
+        assertEquals(2, ledger.find(new JobKey("acme", "job-d")).orElseThrow().version());
+        assertThrows(LedgerConflict.class, () -> new DynamoLedgerStore(dynamo, tableName, Clock.systemUTC())
+                .write(created.withLease("w2", created.leaseUntil())), "a different write on version 1 is still a conflict");
     }
 }
