@@ -155,7 +155,8 @@ public final class Preflight {
         }
     }
 
-    static long utf8Length(CharSequence s) {
+    /** The UTF-8 byte length of {@code s}, counted without encoding it. */
+    public static long utf8Length(CharSequence s) {
         long n = 0;
         for (int i = 0; i < s.length(); i++) {
             char c = s.charAt(i);

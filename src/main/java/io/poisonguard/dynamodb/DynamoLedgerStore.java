@@ -153,14 +153,17 @@ public final class DynamoLedgerStore implements LedgerStore {
         String token = token(attrs);
         attrs.put(WRITE_TOKEN, Attrs.s(token));
         String storageKey = JobKey.of(next).storage();
-        if (next.version() == 0) {
-            return create(next, storageKey, attrs, token);
-        }
-        Map<String, AttributeValue> base = knownImage(storageKey, next.version());
         Map<String, AttributeValue> whole = new HashMap<>(attrs);
         whole.put(KEY, Attrs.s(storageKey));
+        if (next.version() == 0) {
+            // A new job's item: put on the condition that none is stored (or the stored one has expired).
+            return put(next, storageKey, whole, token, "attribute_not_exists(#key) OR #expiresAt < :now",
+                    Map.of("#key", KEY, "#expiresAt", TTL), Map.of(":now", Attrs.epochSeconds(clock.instant())));
+        }
+        Map<String, AttributeValue> base = knownImage(storageKey, next.version());
         if (wholeItemWrite(base, whole)) {
-            return replace(next, storageKey, whole, token);
+            return put(next, storageKey, whole, token, "#version = :expected", Map.of("#version", "version"),
+                    Map.of(":expected", Attrs.n(next.version())));
         }
         for (String name : ALL) {
             AttributeValue v = attrs.get(name);
@@ -200,29 +203,6 @@ public final class DynamoLedgerStore implements LedgerStore {
     }
 
     /**
-     * A new job's first write: the whole item, put on the condition that none is stored (or the stored one has
-     * expired). A put, not an update: nothing is there to keep, and the item travels without an expression.
-     */
-    private LedgerRecord create(LedgerRecord next, String storageKey, Map<String, AttributeValue> attrs, String token) {
-        Map<String, AttributeValue> item = new HashMap<>(attrs);
-        item.put(KEY, Attrs.s(storageKey));
-        try {
-            Unavailability.write("the ledger", () -> dynamo.putItem(PutItemRequest.builder()
-                    .tableName(table)
-                    .item(item)
-                    .conditionExpression("attribute_not_exists(#key) OR #expiresAt < :now")
-                    .expressionAttributeNames(Map.of("#key", KEY, "#expiresAt", TTL))
-                    .expressionAttributeValues(Map.of(":now", Attrs.epochSeconds(clock.instant())))
-                    .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                    .build()));
-        } catch (ConditionalCheckFailedException e) {
-            ownWriteOrConflict(e, next, storageKey, token);
-        }
-        remember(storageKey, 1, item);
-        return next.withVersion(1);
-    }
-
-    /**
      * Whether the write goes as the whole item: its stored image is known to hold nothing this release does
      * not write (an attribute a newer release added survives only an update), and the new item is under one
      * write unit (1 KB), where DynamoDB charges a put and an update alike and the put carries no update
@@ -244,15 +224,20 @@ public final class DynamoLedgerStore implements LedgerStore {
     /** One DynamoDB write unit: items up to this size cost the same whichever way they are written. */
     static final int WRITE_UNIT = 1024;
 
-    /** The write as a whole item, put on the condition of the version it replaces. */
-    private LedgerRecord replace(LedgerRecord next, String storageKey, Map<String, AttributeValue> item, String token) {
+    /**
+     * The write as the whole item, put on {@code condition}: a new job's first write (nothing is there to
+     * keep, and the item travels without an update expression), or a small item's next version.
+     */
+    private LedgerRecord put(LedgerRecord next, String storageKey, Map<String, AttributeValue> item, String token, String condition,
+                             Map<String, String> names, Map<String, AttributeValue> values) {
         try {
             Unavailability.write("the ledger", () -> dynamo.putItem(PutItemRequest.builder()
                     .tableName(table)
                     .item(item)
-                    .conditionExpression("#version = :expected")
-                    .expressionAttributeNames(Map.of("#version", "version"))
-                    .expressionAttributeValues(Map.of(":expected", Attrs.n(next.version())))
+                    .conditionExpression(condition)
+                    .expressionAttributeNames(names)
+                    .expressionAttributeValues(values)
+                    // DynamoDB returns the item that failed the condition; an emulator that does not is read instead.
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));
         } catch (ConditionalCheckFailedException e) {

@@ -1,8 +1,8 @@
 package io.poisonguard.dynamodb;
 
+import io.poisonguard.admission.Preflight;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
-import java.nio.charset.StandardCharsets;
 import java.util.Map;
 
 /**
@@ -58,6 +58,6 @@ final class ItemSize {
     }
 
     private static long utf8(String s) {
-        return s.getBytes(StandardCharsets.UTF_8).length;
+        return Preflight.utf8Length(s);
     }
 }
