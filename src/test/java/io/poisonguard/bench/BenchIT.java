@@ -55,8 +55,12 @@ class BenchIT {
     private static final Pattern REQUESTS = Pattern.compile(
             "^poison_guard_aws_requests_total\\{operation=\"([^\"]+)\",service=\"([^\"]+)\"} ([0-9.eE+]+)$", Pattern.MULTILINE);
 
+    /**
+     * One run's window: its per-message CPU is the consumer process's ({@code cpuMs}, of which {@code jitShare} was its JIT
+     * compiler threads'), dynalite's, and this JVM's ({@code sqsEmulatorCpuMs}: ElasticMQ, plus the bench's own polling).
+     */
     record Result(String consumer, int concurrency, int messages, double seconds, Map<String, Long> requests, double cpuMs,
-                  double dynamoEmulatorCpuMs, long p50, long p99) {
+                  double jitShare, double dynamoEmulatorCpuMs, double sqsEmulatorCpuMs, long p50, long p99) {
         double rate() {
             return messages / seconds;
         }
@@ -199,13 +203,10 @@ class BenchIT {
                 awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
                 long from = System.currentTimeMillis();
                 Map<String, Long> before = p.counts();
-                double cpu0 = cpuMs(p.pid());
-                double emulator0 = cpuMs(emulators.dynalitePid());
+                CpuWindow cpu = CpuWindow.open(p.pid(), emulators.dynalitePid());
                 awaitNotices(sqs, noticesUrl, warmup + jobs, Duration.ofMinutes(10));
                 Map<String, Long> requests = delta(before, p.counts());
-                double cpu = cpuMs(p.pid()) - cpu0;
-                double emulator = cpuMs(emulators.dynalitePid()) - emulator0;
-                return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu, emulator, from);
+                return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu.close(), from);
             }
         }
         // -Dbench.in-process-baselines=true: the earlier method, the baseline's threads inside this (long-warmed) JVM.
@@ -222,7 +223,8 @@ class BenchIT {
         long cpu = consumer.cpuNanos(threads) - cpu0;
         double emulator = cpuMs(emulators.dynalitePid()) - emulator0;
         consumer.stop(threads);
-        return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu / 1e6, emulator, from);
+        // The consumer's threads share this JVM with ElasticMQ: neither its JIT nor the SQS emulator's CPU can be told apart.
+        return measured(name, concurrency, sqs, noticesUrl, sent, requests, new CpuSpent(cpu / 1e6, Double.NaN, emulator, Double.NaN), from);
     }
 
     /** {@code key=value,key=value} from a system property, in order. */
@@ -302,15 +304,13 @@ class BenchIT {
             awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
             long from = System.currentTimeMillis();
             Map<String, Long> before = scrape(port);
-            double cpu0 = cpuMs(service.pid());
-            double emulator0 = cpuMs(emulators.dynalitePid());
+            CpuWindow cpu = CpuWindow.open(service.pid(), emulators.dynalitePid());
             awaitNotices(sqs, noticesUrl, warmup + jobs - poisonJobs, Duration.ofMinutes(10));
             String dlq = sqs.getQueueUrl(b -> b.queueName(names.deadLetterQueue())).queueUrl();
             awaitDepth(sqs, dlq, poisonJobs, Duration.ofMinutes(2));
+            CpuSpent spent = cpu.close();
             Map<String, Long> requests = delta(before, scrape(port));
-            double cpu = cpuMs(service.pid()) - cpu0;
-            double emulator = cpuMs(emulators.dynalitePid()) - emulator0;
-            return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu, emulator, from);
+            return measured(name, concurrency, sqs, noticesUrl, sent, requests, spent, from);
         } finally {
             service.stop();
         }
@@ -331,7 +331,7 @@ class BenchIT {
      * minus the job's send time.
      */
     private static Result measured(String name, int concurrency, SqsClient sqs, String noticesUrl, Map<String, Long> sent,
-                                   Map<String, Long> requests, double cpuMs, double emulatorCpuMs, long from) {
+                                   Map<String, Long> requests, CpuSpent cpu, long from) {
         List<long[]> notices = new ArrayList<>();
         while (true) {
             List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(noticesUrl).maxNumberOfMessages(10).waitTimeSeconds(0)
@@ -348,7 +348,8 @@ class BenchIT {
         List<long[]> window = notices.stream().filter(n -> n[0] >= from).sorted((a, b) -> Long.compare(a[0], b[0])).toList();
         double seconds = Math.max(0.001, (window.get(window.size() - 1)[0] - window.get(0)[0]) / 1000.0);
         List<Long> latencies = window.stream().map(n -> n[1]).sorted().toList();
-        return new Result(name, concurrency, window.size(), seconds, requests, cpuMs / window.size(), emulatorCpuMs / window.size(),
+        return new Result(name, concurrency, window.size(), seconds, requests, cpu.consumerMs() / window.size(),
+                cpu.consumerMs() > 0 ? cpu.compilerMs() / cpu.consumerMs() : Double.NaN, cpu.dynaliteMs() / window.size(), cpu.benchMs() / window.size(),
                 latencies.get(latencies.size() / 2), latencies.get((int) Math.min(latencies.size() - 1, Math.ceil(latencies.size() * 0.99) - 1)));
     }
 
@@ -446,6 +447,53 @@ class BenchIT {
                 process.destroyForcibly();
             }
         }
+    }
+
+    /** CPU spent in a window, in ms: the consumer process, its JIT compiler threads (part of the former), dynalite, this JVM. */
+    record CpuSpent(double consumerMs, double compilerMs, double dynaliteMs, double benchMs) {
+    }
+
+    /** The CPU counters at the start of a window. */
+    private record CpuWindow(long consumer, long dynalite, double consumer0, double compiler0, double dynalite0, double bench0) {
+        static CpuWindow open(long consumer, long dynalite) {
+            return new CpuWindow(consumer, dynalite, cpuMs(consumer), compilerMs(consumer), cpuMs(dynalite), cpuMs(ProcessHandle.current().pid()));
+        }
+
+        CpuSpent close() {
+            return new CpuSpent(cpuMs(consumer) - consumer0, Math.max(0, compilerMs(consumer) - compiler0), cpuMs(dynalite) - dynalite0,
+                    cpuMs(ProcessHandle.current().pid()) - bench0);
+        }
+    }
+
+    /**
+     * CPU the JIT compiler threads of process {@code pid} have used so far, in ms, from Linux's per-thread counters
+     * ({@code /proc/<pid>/task/<tid>/stat}, in clock ticks of 10 ms); NaN where there is no such file system. A JVM still
+     * compiling its hot paths in the window is not yet the running consumer the table means to compare.
+     */
+    static double compilerMs(long pid) {
+        Path tasks = Path.of("/proc", Long.toString(pid), "task");
+        if (!Files.isDirectory(tasks)) {
+            return Double.NaN;
+        }
+        double ms = 0;
+        try (java.util.stream.Stream<Path> threads = Files.list(tasks)) {
+            for (Path t : threads.toList()) {
+                String stat;
+                try {
+                    stat = Files.readString(t.resolve("stat"), StandardCharsets.US_ASCII);
+                } catch (IOException ended) {
+                    continue;
+                }
+                String name = stat.substring(stat.indexOf('(') + 1, stat.lastIndexOf(')'));
+                if (name.startsWith("C1 CompilerThre") || name.startsWith("C2 CompilerThre")) {
+                    String[] f = stat.substring(stat.lastIndexOf(')') + 2).split(" ");
+                    ms += (Long.parseLong(f[11]) + Long.parseLong(f[12])) * 10.0;
+                }
+            }
+        } catch (IOException | RuntimeException unreadable) {
+            return Double.NaN;
+        }
+        return ms;
     }
 
     private static double cpuMs(long pid) {

@@ -35,8 +35,8 @@ final class BenchReport {
         b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, measured after a warm-up of ")
                 .append(warmup).append(" jobs, ").append(rounds)
                 .append(" interleaved rounds, medians; requests counted on the wire\n\n");
-        String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %9s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
-                "SQS req/m", "DDB req/m", "CPU ms/m", "DDBemu ms", "p50 ms", "p99 ms");
+        String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %6s %9s %9s %8s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
+                "SQS req/m", "DDB req/m", "CPU ms/m", "JIT %", "DDBemu ms", "SQSemu ms", "rig ms/m", "p50 ms", "p99 ms");
         b.append(header).append('\n').append("-".repeat(header.length())).append('\n');
         Map<String, Double> pgDynamo = new TreeMap<>();
         Map<String, Double> ratios = new TreeMap<>();
@@ -48,11 +48,15 @@ final class BenchReport {
             double sqsPer = median(rs.stream().map(r -> r.perMessage("Sqs.")).toList());
             double ddbPer = median(rs.stream().map(r -> r.perMessage("DynamoDb.")).toList());
             double cpu = median(rs.stream().map(BenchIT.Result::cpuMs).toList());
+            double jit = median(rs.stream().map(BenchIT.Result::jitShare).toList());
             double emu = median(rs.stream().map(BenchIT.Result::dynamoEmulatorCpuMs).toList());
+            double sqsEmu = median(rs.stream().map(BenchIT.Result::sqsEmulatorCpuMs).toList());
+            double rig = median(rs.stream().map(r -> r.cpuMs() + r.dynamoEmulatorCpuMs() + r.sqsEmulatorCpuMs()).toList());
             double p50 = median(rs.stream().map(r -> (double) r.p50()).toList());
             double p99 = median(rs.stream().map(r -> (double) r.p99()).toList());
-            b.append(String.format("%-28s %5d %8s %6s %10s %10s %8s %9s %8s %8s%n", first.consumer(), first.concurrency(), fmt(rate), fmt(ratio),
-                    fmt(sqsPer), fmt(ddbPer), fmt(cpu), fmt(emu), fmt(p50), fmt(p99)));
+            b.append(String.format("%-28s %5d %8s %6s %10s %10s %8s %6s %9s %9s %8s %8s %8s%n", first.consumer(), first.concurrency(), fmt(rate),
+                    fmt(ratio), fmt(sqsPer), fmt(ddbPer), fmt(cpu), Double.isNaN(jit) ? "n/a" : String.format(java.util.Locale.ROOT, "%.0f", 100 * jit),
+                    fmt(emu), Double.isNaN(sqsEmu) ? "n/a" : fmt(sqsEmu), Double.isNaN(rig) ? "n/a" : fmt(rig), fmt(p50), fmt(p99)));
             ratios.put(e.getKey(), ratio);
             if (first.consumer().equals("poison-guard")) {
                 pgDynamo.put(e.getKey(), ddbPer);
@@ -74,10 +78,13 @@ final class BenchReport {
             b.append("Every consumer is a fresh JVM of its own (-Xmx256m), warmed on the same\n")
                     .append("backlog before the window opens; CPU is each whole process's (JIT, GC and background threads included).\n");
         }
-        b.append("DDBemu is the DynamoDB emulator's (dynalite, one Node.js process) CPU per message in the same window;\n")
-                .append("the SQS emulator (ElasticMQ) runs in the bench JVM and its CPU is not shown. Everything shares the machine's\n")
-                .append("cores, so a consumer's rate here is bounded by its CPU cost plus what it costs the emulators. Latency is notice\n")
-                .append("time minus the job's send time on a preloaded backlog (so it mostly measures the backlog).\n");
+        b.append("JIT % is the share of the consumer's CPU its JIT compiler threads used in the window (Linux only): a JVM still\n")
+                .append("compiling its hot paths is not yet the running consumer the table means to compare, and a larger code path\n")
+                .append("(the SDK, Quarkus) takes longer to settle. DDBemu is the DynamoDB emulator's (dynalite, one Node.js process)\n")
+                .append("CPU per message in the same window; SQSemu is the bench JVM's (ElasticMQ, plus the bench's own polling of the\n")
+                .append("notices queue), and rig is the three together: everything shares the machine's cores, so a consumer's rate\n")
+                .append("here is bounded by the rig's CPU per message as much as by its own. Latency is notice time minus the job's\n")
+                .append("send time on a preloaded backlog (so it mostly measures the backlog).\n");
         // The targets (issue 11): 2 DynamoDB requests per healthy message, at least 0.45 of naive throughput at
         // every concurrency, and at least 5 messages per ReceiveMessage at the highest one.
         List<String> misses = new ArrayList<>();
