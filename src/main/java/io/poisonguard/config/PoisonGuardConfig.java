@@ -187,8 +187,9 @@ public interface PoisonGuardConfig {
 
         /**
          * Notices of jobs finishing together share one SendMessageBatch. While the last batch carried more
-         * than one notice, a batch waits up to this long for more before it is sent; a lone notice never
-         * waits. 0: batches carry only what queued while every sender was on the wire.
+         * than one notice, a batch waits up to this long for more before it is sent, and never more than half a
+         * recent SendMessageBatch round trip; a lone notice never waits. 0: batches carry only what queued while
+         * every sender was on the wire.
          */
         @WithName("batch-linger")
         @WithDefault("5ms")
@@ -385,10 +386,11 @@ public interface PoisonGuardConfig {
         /**
          * Messages received ahead of a free slot (0-10): they wait in the worker, not yet started (no attempt
          * counted), so a slot that frees starts its next job at once instead of after a ReceiveMessage round
-         * trip. A worker killed holding them loses nothing: they reappear after their visibility timeout.
+         * trip. Unset: half the concurrency, at most 10 (0 at concurrency 1). One that waits half its visibility
+         * timeout without a slot is given back uncounted, so a prefetched copy never outlives its visibility in
+         * a busy worker. A worker killed holding them loses nothing: they reappear after their visibility timeout.
          */
-        @WithDefault("0")
-        int prefetch();
+        java.util.OptionalInt prefetch();
 
         /** Visibility timeout given at receive, and the lease of an attempt in the ledger. */
         @WithDefault("60s")

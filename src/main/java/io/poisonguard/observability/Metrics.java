@@ -8,6 +8,8 @@ import io.poisonguard.failure.FailureClass;
 import jakarta.enterprise.context.ApplicationScoped;
 
 import java.time.Duration;
+import java.util.Map;
+import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicInteger;
 
 /**
@@ -27,6 +29,8 @@ public class Metrics {
         ABANDONED,
         /** Gave its copy back after waiting too long for the isolation lane. */
         LANE_BUSY,
+        /** A prefetched copy that found no free slot within half its visibility timeout: given back, not started. */
+        PREFETCH_RETURNED,
         /** Gave its copy back because the ledger did not answer: not charged to the job. */
         LEDGER_UNAVAILABLE,
         /** A copy that arrived before its job's retry delay ran out: hidden until then. */
@@ -42,6 +46,13 @@ public class Metrics {
     private final DistributionSummary queueAge;
     private final Counter received;
     private final RejectionHistory rejections = new RejectionHistory();
+    /**
+     * The per-message meters, by their tags, looked up once: building a meter's id and finding it in the
+     * registry on every message costs more than the count itself. Both tag sets are bounded (outcomes and
+     * failure classes are enums; job types are the configured handlers', results a handful).
+     */
+    private final Map<String, Counter> outcomes = new ConcurrentHashMap<>();
+    private final Map<String, Timer> handlerTimers = new ConcurrentHashMap<>();
 
     public Metrics(MeterRegistry registry) {
         this.registry = registry;
@@ -71,11 +82,12 @@ public class Metrics {
     }
 
     public void outcome(Outcome outcome, FailureClass failureClass) {
-        Counter.builder("poison.guard.outcomes")
+        String failure = failureClass == null ? "none" : failureClass.name();
+        outcomes.computeIfAbsent(outcome.name() + '/' + failure, k -> Counter.builder("poison.guard.outcomes")
                 .description("How received messages ended, by outcome and failure class")
                 .tag("outcome", outcome.name().toLowerCase())
-                .tag("failure_class", failureClass == null ? "none" : failureClass.name())
-                .register(registry).increment();
+                .tag("failure_class", failure)
+                .register(registry)).increment();
     }
 
     public void quarantined(FailureClass failureClass) {
@@ -123,8 +135,9 @@ public class Metrics {
     }
 
     public void handled(String jobType, String result, Duration took) {
-        Timer.builder("poison.guard.handler").description("Handler run time, by job type and result")
-                .tag("job_type", jobType).tag("result", result).register(registry).record(took);
+        handlerTimers.computeIfAbsent(jobType + '/' + result, k -> Timer.builder("poison.guard.handler")
+                .description("Handler run time, by job type and result")
+                .tag("job_type", jobType).tag("result", result).register(registry)).record(took);
     }
 
     /** A crash found on receive: attributable (the job ran alone) or ambiguous (it had company). */

@@ -16,8 +16,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
  * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency is bounded by a
- * semaphore; the process holds at most {@code consumer.prefetch} messages beyond it (0 by default),
- * received but not started, so a freed slot need not wait a ReceiveMessage round trip for its next job.
+ * semaphore; the process holds at most {@code consumer.prefetch} messages beyond it (half the concurrency
+ * by default, at most 10), received but not started, so a freed slot need not wait a ReceiveMessage round
+ * trip for its next job. A prefetched message that finds no slot within half its visibility timeout is given
+ * back uncounted rather than started late (its copy would reappear to another worker while it ran here).
  */
 @ApplicationScoped
 public class Poller {
@@ -40,6 +42,8 @@ public class Poller {
     private final Semaphore working;
     /** Free slots a receive waits (briefly) to have: a quarter of the concurrency. */
     private final int fill;
+    /** How long a received message may wait for a working slot: half its visibility timeout. */
+    private final long maxWaitNanos;
     private volatile boolean running;
     private Thread receiver;
     private ExecutorService workers;
@@ -52,9 +56,19 @@ public class Poller {
         this.processor = processor;
         this.metrics = metrics;
         this.settings = config.consumer();
-        this.slots = new Semaphore(settings.concurrency() + settings.prefetch());
+        this.slots = new Semaphore(settings.concurrency() + prefetch(settings));
         this.working = new Semaphore(settings.concurrency(), true);
         this.fill = Math.max(1, settings.concurrency() / 4);
+        this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
+    }
+
+    /**
+     * Messages held beyond the concurrency: {@code consumer.prefetch}, or, unset, half the concurrency (at most
+     * 10). Under a backlog a slot frees every few milliseconds while a receive takes a round trip; half the
+     * concurrency covers a round trip's worth of finished jobs plus the quarter a receive waits for.
+     */
+    static int prefetch(PoisonGuardConfig.Consumer settings) {
+        return settings.prefetch().orElse(Math.min(10, settings.concurrency() / 2));
     }
 
     /**
@@ -82,8 +96,8 @@ public class Poller {
         running = true;
         workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("poison-guard-job-", 0).factory());
         receiver = Thread.ofPlatform().name("poison-guard-receiver").daemon().start(this::receiveLoop);
-        LOG.infof("Polling with concurrency %d, long-poll %ss, visibility %ss",
-                settings.concurrency(), settings.receiveWait().toSeconds(), settings.visibilityTimeout().toSeconds());
+        LOG.infof("Polling with concurrency %d (prefetch %d), long-poll %ss, visibility %ss",
+                settings.concurrency(), prefetch(settings), settings.receiveWait().toSeconds(), settings.visibilityTimeout().toSeconds());
     }
 
     public boolean isRunning() {
@@ -128,6 +142,7 @@ public class Poller {
                 continue;
             }
             slots.release(want - batch.size());
+            long startBy = System.nanoTime() + maxWaitNanos;
             for (InboundMessage m : batch) {
                 if (!running) {
                     release(m);
@@ -136,7 +151,7 @@ public class Poller {
                 }
                 metrics.inFlight().incrementAndGet();
                 try {
-                    workers.execute(() -> work(m));
+                    workers.execute(() -> work(m, startBy));
                 } catch (java.util.concurrent.RejectedExecutionException stopping) {
                     // stop() shut the executor between the running check and here: give the message back.
                     metrics.inFlight().decrementAndGet();
@@ -147,11 +162,19 @@ public class Poller {
         }
     }
 
-    /** Runs one received message once a working slot is free (at once, unless it was prefetched). */
-    private void work(InboundMessage m) {
+    /**
+     * Runs one received message once a working slot is free (at once, unless it was prefetched), or gives it
+     * back uncounted if no slot frees before {@code startBy} (half its visibility after it was received).
+     */
+    private void work(InboundMessage m, long startBy) {
         boolean turn = false;
         try {
-            working.acquire();
+            if (!working.tryAcquire(startBy - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+                metrics.outcome(Metrics.Outcome.PREFETCH_RETURNED, null);
+                LOG.debugf("Message %s waited half its visibility timeout for a slot; given back uncounted", m.messageId());
+                release(m);
+                return;
+            }
             turn = true;
             if (!running) {
                 // Stopping: a prefetched message that never started goes back at once.

@@ -27,7 +27,9 @@ import java.util.function.Supplier;
  * a sender queues its message and waits for SQS's answer to it; a collecting thread forms a batch once a
  * sending thread is free (up to SendMessageBatch's ten entries and its size limit), so while batches are on
  * the wire the next one gathers. While senders are finishing together a batch also waits a few milliseconds
- * for more, so under load a batch carries many messages; an idle queue adds no delay.
+ * for more, so under load a batch carries many messages; an idle queue adds no delay. That wait is at most half
+ * of what a SendMessageBatch round trip takes lately: when SQS answers fast, a sender's time in a batch is
+ * short and waiting would dominate it; when SQS is slow (loaded), each request saved is worth more.
  * <p>
  * {@link #send} returns only once SQS accepted that very entry, and throws otherwise, so a caller that records
  * the send as done (an effect) records only what was accepted. A sender interrupted before its entry was
@@ -48,6 +50,8 @@ final class SendBatcher implements AutoCloseable {
     private final long lingerNanos;
     private final Thread collector;
     private final AtomicInteger ids = new AtomicInteger();
+    /** A moving average of SendMessageBatch round trips (ns); 0 until the first answer. */
+    private final java.util.concurrent.atomic.AtomicLong roundTrip = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean open = true;
 
     /**
@@ -145,7 +149,7 @@ final class SendBatcher implements AutoCloseable {
                 inFlight.acquire();
                 sender = true;
                 int bytes = first.bytes;
-                long deadline = System.nanoTime() + (busy ? lingerNanos : 0);
+                long deadline = System.nanoTime() + (busy ? linger(lingerNanos, roundTrip.get()) : 0);
                 while (batch.size() < MAX_ENTRIES) {
                     Pending next = queued.poll();
                     if (next == null) {
@@ -190,6 +194,14 @@ final class SendBatcher implements AutoCloseable {
         }
     }
 
+    /**
+     * How long a batch waits for company: the configured linger, but never more than half a recent round trip,
+     * so lingering adds at most half again to the time a sender waits for SQS.
+     */
+    static long linger(long configuredNanos, long roundTripNanos) {
+        return Math.min(configuredNanos, roundTripNanos / 2);
+    }
+
     private static void stopped(List<Pending> batch) {
         batch.forEach(p -> p.done.completeExceptionally(SqsException.builder().message("the sender was stopped before sending").statusCode(500).build()));
     }
@@ -203,8 +215,11 @@ final class SendBatcher implements AutoCloseable {
             entries.add(p.entry);
         }
         SendMessageBatchResponse r;
+        long t0 = System.nanoTime();
         try {
             r = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl.get()).entries(entries));
+            long took = System.nanoTime() - t0;
+            roundTrip.accumulateAndGet(took, (avg, x) -> avg == 0 ? x : avg + (x - avg) / 8);
         } catch (RuntimeException e) {
             batch.forEach(p -> p.done.completeExceptionally(e));
             return;

@@ -200,6 +200,48 @@ class SendBatcherTest {
         }
     }
 
+    @Test
+    void aBatchWaitsForCompanyAtMostHalfARecentRoundTrip() throws Exception {
+        CountDownLatch firstOnTheWire = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (SqsClient held = held(firstOnTheWire, answer, r -> {
+            if (r instanceof software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest batch) {
+                batchSizes.add(batch.entries().size());
+            }
+        })) {
+            // A linger far longer than any round trip here.
+            SendBatcher one = new SendBatcher(held, () -> url, 1, Duration.ofSeconds(30), "test-linger");
+            Map<String, String> outcome = new ConcurrentHashMap<>();
+            Thread x = sender(one, "X", outcome);
+            firstOnTheWire.await();
+            Thread a = sender(one, "A", outcome);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 0);
+            Thread b = sender(one, "B", outcome);
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 1);
+            answer.countDown();
+            for (Thread t : List.of(x, a, b)) {
+                t.join(Duration.ofSeconds(10));
+            }
+            // The last batch carried two, so the next one waits for company: half a recent round trip, not 30 s.
+            long t0 = System.nanoTime();
+            one.send(SendMessageBatchRequestEntry.builder().messageBody("C"));
+            Duration took = Duration.ofNanos(System.nanoTime() - t0);
+            one.close();
+            assertTrue(took.compareTo(Duration.ofSeconds(10)) < 0, "C waited " + took + " for company");
+            assertEquals(List.of(1, 2, 1), batchSizes);
+        }
+    }
+
+    @Test
+    void theLingerIsTheConfiguredOneOrHalfARoundTripWhicheverIsShorter() {
+        long ms = 1_000_000;
+        assertEquals(0, SendBatcher.linger(5 * ms, 0), "no round trip seen yet: no wait");
+        assertEquals(2 * ms, SendBatcher.linger(5 * ms, 4 * ms));
+        assertEquals(5 * ms, SendBatcher.linger(5 * ms, 40 * ms));
+        assertEquals(0, SendBatcher.linger(0, 40 * ms));
+    }
+
     /**
      * A client whose every request is shown to {@code seen}, counts {@code onTheWire} down, and is held until
      * {@code answer} opens: SQS made to take its time with a batch.

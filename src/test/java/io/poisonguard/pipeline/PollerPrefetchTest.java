@@ -1,0 +1,166 @@
+package io.poisonguard.pipeline;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.config.Configs;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.observability.Metrics;
+import org.junit.jupiter.api.AfterEach;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.time.Instant;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.ConcurrentLinkedQueue;
+import java.util.concurrent.CountDownLatch;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * Prefetch: the poller holds up to {@code consumer.prefetch} messages beyond its slots, so a freed slot starts its
+ * next job without a receive round trip; one that waits half its visibility for a slot goes back unstarted.
+ */
+class PollerPrefetchTest {
+    private Poller poller;
+
+    @AfterEach
+    void stop() {
+        if (poller != null) {
+            poller.stop();
+        }
+    }
+
+    /** A queue that hands out the messages it was given, and records what it was asked to do with them. */
+    static final class Backlog implements SourceQueue {
+        final ConcurrentLinkedQueue<InboundMessage> waiting = new ConcurrentLinkedQueue<>();
+        final List<Integer> asked = Collections.synchronizedList(new ArrayList<>());
+        final List<String> givenBack = Collections.synchronizedList(new ArrayList<>());
+
+        Backlog(int messages) {
+            for (int i = 0; i < messages; i++) {
+                waiting.add(new InboundMessage("m" + i, "rh" + i, "{}", Map.of(), Instant.now(), 1, Instant.now()));
+            }
+        }
+
+        @Override
+        public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
+            asked.add(max);
+            List<InboundMessage> out = new ArrayList<>();
+            for (InboundMessage m; out.size() < max && (m = waiting.poll()) != null; ) {
+                out.add(m);
+            }
+            if (out.isEmpty()) {
+                try {
+                    Thread.sleep(wait.toMillis()); // an empty long poll
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                    throw new IllegalStateException("interrupted");
+                }
+            }
+            return out;
+        }
+
+        @Override
+        public void delete(InboundMessage message) {
+        }
+
+        @Override
+        public void changeVisibility(InboundMessage message, Duration delay) {
+            if (delay.isZero()) {
+                givenBack.add(message.messageId());
+            }
+        }
+
+        @Override
+        public void flush() {
+        }
+    }
+
+    /** Processes by handing each message to {@code onMessage}. */
+    static JobProcessor processor(java.util.function.Consumer<InboundMessage> onMessage) {
+        return new JobProcessor(null, null, null) {
+            @Override
+            public void process(InboundMessage m) {
+                onMessage.accept(m);
+            }
+        };
+    }
+
+    private Poller start(PoisonGuardConfig config, SourceQueue source, JobProcessor processor) {
+        ConsumptionGate open = new ConsumptionGate(null, config, null, null) {
+            @Override
+            public Admit admit() {
+                return Admit.OPEN;
+            }
+        };
+        poller = new Poller(source, processor, new Metrics(new SimpleMeterRegistry()), config, open, new IsolationLane(config));
+        poller.start();
+        return poller;
+    }
+
+    @Test
+    void unsetPrefetchIsHalfTheConcurrencyAtMostTen() {
+        assertEquals(0, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "1").build().consumer()));
+        assertEquals(4, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "8").build().consumer()));
+        assertEquals(10, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "32").build().consumer()));
+        assertEquals(0, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "32")
+                .set("poison-guard.consumer.prefetch", "0").build().consumer()));
+    }
+
+    @Test
+    void aSlotThatFreesStartsAPrefetchedMessageWithoutAnotherReceive() throws Exception {
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
+                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(2);
+        CountDownLatch firstMayEnd = new CountDownLatch(1);
+        List<String> started = Collections.synchronizedList(new ArrayList<>());
+        start(config, queue, processor(m -> {
+            started.add(m.messageId());
+            if (m.messageId().equals("m0")) {
+                try {
+                    firstMayEnd.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }));
+        // One receive asked for the slot and the prefetch together: both messages are in the worker, one started.
+        await().atMost(Duration.ofSeconds(5)).until(() -> queue.waiting.isEmpty() && started.size() == 1);
+        assertEquals(2, queue.asked.get(0));
+        int receivesBefore = queue.asked.size();
+        firstMayEnd.countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.size() == 2);
+        assertEquals(List.of("m0", "m1"), started);
+        assertTrue(queue.asked.size() <= receivesBefore + 1, "the prefetched message started without waiting for a receive");
+        assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
+    }
+
+    @Test
+    void aPrefetchedMessageThatWaitsHalfItsVisibilityGoesBackUnstarted() throws Exception {
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
+                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.visibility-timeout", "2s")
+                .set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(2);
+        CountDownLatch firstMayEnd = new CountDownLatch(1);
+        List<String> started = Collections.synchronizedList(new ArrayList<>());
+        start(config, queue, processor(m -> {
+            started.add(m.messageId());
+            try {
+                firstMayEnd.await(); // a long job: holds the only slot past the prefetched message's half visibility
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        await().atMost(Duration.ofSeconds(5)).until(() -> queue.givenBack.contains("m1"));
+        assertEquals(List.of("m0"), started, "the prefetched message was not started late");
+        firstMayEnd.countDown();
+        // Its slot is free again for what comes next: the poller goes on receiving.
+        int receives = queue.asked.size();
+        await().atMost(Duration.ofSeconds(5)).until(() -> queue.asked.size() > receives);
+    }
+}
