@@ -42,6 +42,8 @@ public class Poller {
     private final Semaphore working;
     /** Free slots a receive waits (briefly) to have: a quarter of the concurrency. */
     private final int fill;
+    /** Messages held beyond the concurrency ({@link #prefetch}). */
+    private final int prefetch;
     /** How long a received message may wait for a working slot: half its visibility timeout. */
     private final long maxWaitNanos;
     private volatile boolean running;
@@ -56,7 +58,8 @@ public class Poller {
         this.processor = processor;
         this.metrics = metrics;
         this.settings = config.consumer();
-        this.slots = new Semaphore(settings.concurrency() + prefetch(settings));
+        this.prefetch = prefetch(settings);
+        this.slots = new Semaphore(settings.concurrency() + prefetch);
         this.working = new Semaphore(settings.concurrency(), true);
         this.fill = Math.max(1, settings.concurrency() / 4);
         this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
@@ -97,7 +100,7 @@ public class Poller {
         workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("poison-guard-job-", 0).factory());
         receiver = Thread.ofPlatform().name("poison-guard-receiver").daemon().start(this::receiveLoop);
         LOG.infof("Polling with concurrency %d (prefetch %d), long-poll %ss, visibility %ss",
-                settings.concurrency(), prefetch(settings), settings.receiveWait().toSeconds(), settings.visibilityTimeout().toSeconds());
+                settings.concurrency(), prefetch, settings.receiveWait().toSeconds(), settings.visibilityTimeout().toSeconds());
     }
 
     public boolean isRunning() {

@@ -175,25 +175,10 @@ class SendBatcherTest {
         CountDownLatch firstOnTheWire = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
         List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (SqsClient held = held(firstOnTheWire, answer, r -> {
-            if (r instanceof software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest batch) {
-                batchSizes.add(batch.entries().size());
-            }
-        })) {
+        try (SqsClient held = held(firstOnTheWire, answer, batchSizes)) {
             // One sender, no linger: only entries that queued while the sender was busy can share a batch.
             SendBatcher one = new SendBatcher(held, () -> url, 1, Duration.ZERO, "test-queued");
-            Map<String, String> outcome = new ConcurrentHashMap<>();
-            Thread x = sender(one, "X", outcome);
-            firstOnTheWire.await();
-            // X is on the wire: A is taken to lead the next batch and waits for the sender; B queues behind it.
-            Thread a = sender(one, "A", outcome);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 0);
-            Thread b = sender(one, "B", outcome);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 1);
-            answer.countDown();
-            for (Thread t : List.of(x, a, b)) {
-                t.join(Duration.ofSeconds(10));
-            }
+            Map<String, String> outcome = xThenAAndBQueuedBehindIt(one, firstOnTheWire, answer);
             one.close();
             assertEquals(List.of(1, 2), batchSizes, "X alone, then A and B together (not A alone, then B)");
             assertEquals(Map.of("X", "accepted", "A", "accepted", "B", "accepted"), outcome);
@@ -205,24 +190,10 @@ class SendBatcherTest {
         CountDownLatch firstOnTheWire = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
         List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (SqsClient held = held(firstOnTheWire, answer, r -> {
-            if (r instanceof software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest batch) {
-                batchSizes.add(batch.entries().size());
-            }
-        })) {
+        try (SqsClient held = held(firstOnTheWire, answer, batchSizes)) {
             // A linger far longer than any round trip here.
             SendBatcher one = new SendBatcher(held, () -> url, 1, Duration.ofSeconds(30), "test-linger");
-            Map<String, String> outcome = new ConcurrentHashMap<>();
-            Thread x = sender(one, "X", outcome);
-            firstOnTheWire.await();
-            Thread a = sender(one, "A", outcome);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 0);
-            Thread b = sender(one, "B", outcome);
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 1);
-            answer.countDown();
-            for (Thread t : List.of(x, a, b)) {
-                t.join(Duration.ofSeconds(10));
-            }
+            xThenAAndBQueuedBehindIt(one, firstOnTheWire, answer);
             // The last batch carried two, so the next one waits for company: half a recent round trip, not 30 s.
             long t0 = System.nanoTime();
             one.send(SendMessageBatchRequestEntry.builder().messageBody("C"));
@@ -260,6 +231,35 @@ class SendBatcherTest {
                 }
             }
         });
+    }
+
+    /** A client held like {@link #held}, recording the size of every SendMessageBatch it sends. */
+    private static SqsClient held(CountDownLatch onTheWire, CountDownLatch answer, List<Integer> batchSizes) {
+        return held(onTheWire, answer, r -> {
+            if (r instanceof software.amazon.awssdk.services.sqs.model.SendMessageBatchRequest batch) {
+                batchSizes.add(batch.entries().size());
+            }
+        });
+    }
+
+    /**
+     * On a one-sender batcher whose client is held: X goes on the wire; while it is held, A is taken to lead the next
+     * batch (waiting for the sender) and B queues behind it; then SQS answers. Returns once all three are answered.
+     */
+    private static Map<String, String> xThenAAndBQueuedBehindIt(SendBatcher one, CountDownLatch firstOnTheWire, CountDownLatch answer)
+            throws InterruptedException {
+        Map<String, String> outcome = new ConcurrentHashMap<>();
+        Thread x = sender(one, "X", outcome);
+        firstOnTheWire.await();
+        Thread a = sender(one, "A", outcome);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 0);
+        Thread b = sender(one, "B", outcome);
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> one.waiting() == 1);
+        answer.countDown();
+        for (Thread t : List.of(x, a, b)) {
+            t.join(Duration.ofSeconds(10));
+        }
+        return outcome;
     }
 
     private static Thread sender(SendBatcher b, String body, Map<String, String> outcome) {
