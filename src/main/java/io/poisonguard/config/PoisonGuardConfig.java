@@ -376,9 +376,10 @@ public interface PoisonGuardConfig {
         int maxMessages();
 
         /**
-         * Fuller receives: with fewer than a quarter of the concurrency free (at most max-messages), the
-         * poller waits this long for more slots before it receives, so a backlog is read many messages per
-         * ReceiveMessage instead of one per freed slot. An idle worker does not wait (its slots are free).
+         * Fuller receives: with fewer slots free than four fifths of the prefetch (at least a quarter of the
+         * concurrency, at most max-messages), the poller waits this long for more before it receives, so a
+         * backlog is read many messages per ReceiveMessage instead of one per freed slot. An idle worker does
+         * not wait (its slots are free).
          */
         @WithDefault("25ms")
         Duration receiveLinger();
@@ -386,9 +387,9 @@ public interface PoisonGuardConfig {
         /**
          * Messages received ahead of a free slot (0-10): they wait in the worker, not yet started (no attempt
          * counted), so a slot that frees starts its next job at once instead of after a ReceiveMessage round
-         * trip. Unset: half the concurrency, at most 10 (0 at concurrency 1). One that waits half its visibility
-         * timeout without a slot is given back uncounted, so a prefetched copy never outlives its visibility in
-         * a busy worker. A worker killed holding them loses nothing: they reappear after their visibility timeout.
+         * trip. Unset: the concurrency and a quarter, at most 10. One that waits half its visibility timeout
+         * without a slot is given back uncounted, so a prefetched copy never outlives its visibility in a busy
+         * worker; so is one whose turn comes while consumption is paused. A worker killed holding them loses nothing: they reappear after their visibility timeout.
          */
         java.util.OptionalInt prefetch();
 

@@ -31,6 +31,8 @@ public class Metrics {
         LANE_BUSY,
         /** A prefetched copy that found no free slot within half its visibility timeout: given back, not started. */
         PREFETCH_RETURNED,
+        /** A received copy whose turn came while consumption was paused (a breaker open, the ledger down): given back, not started. */
+        PAUSED_RETURNED,
         /** Gave its copy back because the ledger did not answer: not charged to the job. */
         LEDGER_UNAVAILABLE,
         /** A copy that arrived before its job's retry delay ran out: hidden until then. */

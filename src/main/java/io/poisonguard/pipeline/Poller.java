@@ -16,9 +16,10 @@ import java.util.concurrent.TimeUnit;
 /**
  * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
  * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency is bounded by a
- * semaphore; the process holds at most {@code consumer.prefetch} messages beyond it (half the concurrency
- * by default, at most 10), received but not started, so a freed slot need not wait a ReceiveMessage round
- * trip for its next job. A prefetched message that finds no slot within half its visibility timeout is given
+ * semaphore; the process holds at most {@code consumer.prefetch} messages beyond it (by default the
+ * concurrency and a quarter, at most 10), received but not started, so a freed slot need not wait a
+ * ReceiveMessage round trip for its next job. Under a backlog that reserve is topped up by one receive once
+ * four fifths of it are spent ({@link #fill}). A prefetched message that finds no slot within half its visibility timeout is given
  * back uncounted rather than started late (its copy would reappear to another worker while it ran here).
  */
 @ApplicationScoped
@@ -40,7 +41,7 @@ public class Poller {
     private final Semaphore slots;
     /** Messages being worked on: the concurrency. A prefetched message waits here for its turn. */
     private final Semaphore working;
-    /** Free slots a receive waits (briefly) to have: a quarter of the concurrency. */
+    /** Free slots a receive waits (briefly, up to {@code receive-linger}) to have ({@link #fill}). */
     private final int fill;
     /** Messages held beyond the concurrency ({@link #prefetch}). */
     private final int prefetch;
@@ -61,17 +62,31 @@ public class Poller {
         this.prefetch = prefetch(settings);
         this.slots = new Semaphore(settings.concurrency() + prefetch);
         this.working = new Semaphore(settings.concurrency(), true);
-        this.fill = Math.max(1, settings.concurrency() / 4);
+        this.fill = fill(settings.concurrency(), prefetch, settings.maxMessages());
         this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
     }
 
     /**
-     * Messages held beyond the concurrency: {@code consumer.prefetch}, or, unset, half the concurrency (at most
-     * 10). Under a backlog a slot frees every few milliseconds while a receive takes a round trip; half the
-     * concurrency covers a round trip's worth of finished jobs plus the quarter a receive waits for.
+     * Messages held beyond the concurrency: {@code consumer.prefetch}, or, unset, the concurrency and a quarter,
+     * at most 10. Ten is one full receive: with that reserve a backlog is read ten messages (or eight, see
+     * {@link #fill}) per ReceiveMessage however low the concurrency. Tied to the concurrency below that, so a
+     * prefetched message waits about one job's run (at most a job and a quarter) before it starts, however slow
+     * the jobs are.
      */
     static int prefetch(PoisonGuardConfig.Consumer settings) {
-        return settings.prefetch().orElse(Math.min(10, settings.concurrency() / 2));
+        int concurrency = settings.concurrency();
+        return settings.prefetch().orElse(Math.min(10, concurrency + concurrency / 4));
+    }
+
+    /**
+     * Free slots a receive waits for under a backlog (up to {@code receive-linger}; an idle worker has them all
+     * at once): four fifths of the prefetch, so a receive goes out when the reserve of received, unstarted
+     * messages is down to a fifth, which covers the jobs that end during the receive's round trip, and brings
+     * the reserve back to full. Never less than a quarter of the concurrency (what a small explicit prefetch
+     * would otherwise make one-message receives), never more than {@code max-messages}.
+     */
+    static int fill(int concurrency, int prefetch, int maxMessages) {
+        return Math.min(maxMessages, Math.max(1, Math.max(concurrency / 4, prefetch - prefetch / 5)));
     }
 
     /**
@@ -167,12 +182,15 @@ public class Poller {
 
     /**
      * Runs one received message once a working slot is free (at once, unless it was prefetched), or gives it
-     * back uncounted if no slot frees before {@code startBy} (half its visibility after it was received).
+     * back uncounted if no slot frees before {@code startBy} (half its visibility after it was received), or if
+     * consumption was paused by the time its turn came: a dependency's breaker that opened while it waited must
+     * not be paid for by an attempt it would fail (and under a half-open breaker only the probe runs).
      */
     private void work(InboundMessage m, long startBy) {
         boolean turn = false;
         try {
-            if (!working.tryAcquire(startBy - System.nanoTime(), TimeUnit.NANOSECONDS)) {
+            boolean waited = !working.tryAcquire();
+            if (waited && !working.tryAcquire(startBy - System.nanoTime(), TimeUnit.NANOSECONDS)) {
                 metrics.outcome(Metrics.Outcome.PREFETCH_RETURNED, null);
                 LOG.debugf("Message %s waited half its visibility timeout for a slot; given back uncounted", m.messageId());
                 release(m);
@@ -181,6 +199,13 @@ public class Poller {
             turn = true;
             if (!running) {
                 // Stopping: a prefetched message that never started goes back at once.
+                release(m);
+                return;
+            }
+            ConsumptionGate.Admit now = gate.admit();
+            if (now == ConsumptionGate.Admit.PAUSED || (waited && now == ConsumptionGate.Admit.PROBE)) {
+                metrics.outcome(Metrics.Outcome.PAUSED_RETURNED, null);
+                LOG.debugf("Message %s: consumption paused before it started; given back uncounted", m.messageId());
                 release(m);
                 return;
             }

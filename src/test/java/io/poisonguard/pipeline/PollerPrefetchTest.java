@@ -92,24 +92,67 @@ class PollerPrefetchTest {
     }
 
     private Poller start(PoisonGuardConfig config, SourceQueue source, JobProcessor processor) {
-        ConsumptionGate open = new ConsumptionGate(null, config, null, null) {
+        return start(config, source, processor, new java.util.concurrent.atomic.AtomicReference<>(ConsumptionGate.Admit.OPEN));
+    }
+
+    /** Starts a poller whose consumption gate says what {@code admit} holds. */
+    private Poller start(PoisonGuardConfig config, SourceQueue source, JobProcessor processor,
+                         java.util.concurrent.atomic.AtomicReference<ConsumptionGate.Admit> admit) {
+        ConsumptionGate gate = new ConsumptionGate(null, config, null, null) {
             @Override
             public Admit admit() {
-                return Admit.OPEN;
+                return admit.get();
             }
         };
-        poller = new Poller(source, processor, new Metrics(new SimpleMeterRegistry()), config, open, new IsolationLane(config));
+        poller = new Poller(source, processor, new Metrics(new SimpleMeterRegistry()), config, gate, new IsolationLane(config));
         poller.start();
         return poller;
     }
 
     @Test
-    void unsetPrefetchIsHalfTheConcurrencyAtMostTen() {
-        assertEquals(0, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "1").build().consumer()));
-        assertEquals(4, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "8").build().consumer()));
+    void unsetPrefetchIsTheConcurrencyAndAQuarterAtMostTen() {
+        assertEquals(1, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "1").build().consumer()));
+        assertEquals(5, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "4").build().consumer()));
+        assertEquals(10, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "8").build().consumer()));
         assertEquals(10, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "32").build().consumer()));
         assertEquals(0, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "32")
                 .set("poison-guard.consumer.prefetch", "0").build().consumer()));
+    }
+
+    @Test
+    void aReceiveWaitsForFourFifthsOfThePrefetchOrAQuarterOfTheConcurrencyAtMostMaxMessages() {
+        assertEquals(8, Poller.fill(8, 10, 10));
+        assertEquals(8, Poller.fill(32, 10, 10));
+        assertEquals(4, Poller.fill(4, 5, 10));
+        assertEquals(1, Poller.fill(1, 1, 10));
+        assertEquals(8, Poller.fill(32, 1, 10), "a small explicit prefetch does not make one-message receives");
+        assertEquals(2, Poller.fill(8, 0, 10));
+        assertEquals(3, Poller.fill(8, 10, 3));
+    }
+
+    @Test
+    void underABacklogEveryReceiveRefillsMostOfTheReserveAtLowConcurrency() throws Exception {
+        // Concurrency 8, prefetch unset (10): with jobs ending one by one, each receive waits until it can bring
+        // the reserve back (8 free slots) instead of reading the two or three that happen to be free.
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "8")
+                .set("poison-guard.consumer.receive-linger", "10s").set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(400);
+        java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
+        start(config, queue, processor(m -> {
+            try {
+                Thread.sleep(1); // a short job, so slots free one by one
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            done.incrementAndGet();
+        }));
+        await().atMost(Duration.ofSeconds(30)).until(() -> done.get() == 400);
+        List<Integer> asked;
+        synchronized (queue.asked) {
+            asked = List.copyOf(queue.asked);
+        }
+        assertTrue(asked.stream().allMatch(n -> n >= 8), "every receive asked for at least 8: " + asked);
+        assertTrue(asked.size() <= 400 / 8 + 2, "400 messages took " + asked.size() + " receives");
     }
 
     @Test
@@ -140,6 +183,35 @@ class PollerPrefetchTest {
         assertEquals(java.util.Set.of("m0", "m1"), java.util.Set.copyOf(started));
         assertTrue(queue.asked.size() <= receivesBefore + 1, "the prefetched message started without waiting for a receive");
         assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
+    }
+
+    @Test
+    void aPrefetchedMessageWhoseTurnComesWhileConsumptionIsPausedGoesBackUnstarted() throws Exception {
+        // A dependency's breaker opens while a job runs and another waits, prefetched: when the slot frees, the
+        // waiting one must not start an attempt the outage would charge; it goes back for later (or another worker).
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
+                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(2);
+        CountDownLatch firstMayEnd = new CountDownLatch(1);
+        List<String> started = Collections.synchronizedList(new ArrayList<>());
+        java.util.concurrent.atomic.AtomicReference<ConsumptionGate.Admit> admit = new java.util.concurrent.atomic.AtomicReference<>(ConsumptionGate.Admit.OPEN);
+        start(config, queue, processor(m -> {
+            started.add(m.messageId());
+            if (started.size() == 1) {
+                try {
+                    firstMayEnd.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        }), admit);
+        await().atMost(Duration.ofSeconds(10)).until(() -> started.size() == 1 && queue.waiting.isEmpty());
+        admit.set(ConsumptionGate.Admit.PAUSED);
+        firstMayEnd.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> !queue.givenBack.isEmpty() || started.size() > 1);
+        assertEquals(1, started.size(), "nothing started while consumption was paused: " + started);
+        assertEquals(1, queue.givenBack.size());
+        assertTrue(!started.contains(queue.givenBack.get(0)), "given back: " + queue.givenBack + ", started: " + started);
     }
 
     @Test
