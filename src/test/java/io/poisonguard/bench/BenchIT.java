@@ -403,9 +403,14 @@ class BenchIT {
 
         static BaselineProcess start(Emulators emulators, String jobsUrl, String noticesUrl, String table, int threads, String name) throws IOException {
             Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
-            List<String> cmd = List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m",
-                    "-cp", System.getProperty("java.class.path"), NaiveConsumer.class.getName(),
-                    emulators.sqsEndpoint(), emulators.dynamoEndpoint(), jobsUrl, noticesUrl, table == null ? "-" : table, Integer.toString(threads));
+            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+            if (Boolean.getBoolean("bench.jfr")) {
+                // The baselines' recordings, beside poison-guard's, to compare where each one's CPU goes.
+                cmd.add("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(name.replace(' ', '-') + "-" + threads + ".jfr")
+                        + ",settings=profile");
+            }
+            cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), NaiveConsumer.class.getName(),
+                    emulators.sqsEndpoint(), emulators.dynamoEndpoint(), jobsUrl, noticesUrl, table == null ? "-" : table, Integer.toString(threads)));
             return new BaselineProcess(new ProcessBuilder(cmd)
                     .redirectError(logs.resolve(name.replace(' ', '-') + "-" + threads + ".err").toFile()).start());
         }
