@@ -19,8 +19,9 @@ import java.util.concurrent.TimeUnit;
  * semaphore; the process holds at most {@code consumer.prefetch} messages beyond it (by default the
  * concurrency and a quarter, at most 10), received but not started, so a freed slot need not wait a
  * ReceiveMessage round trip for its next job. Under a backlog that reserve is topped up by one receive once
- * four fifths of it are spent ({@link #fill}). A prefetched message that finds no slot within half its visibility timeout is given
- * back uncounted rather than started late (its copy would reappear to another worker while it ran here).
+ * four fifths of it are spent ({@link #fill}). A prefetched message that finds no slot within half its
+ * visibility timeout is given back uncounted rather than started late (its copy would reappear to another
+ * worker while it ran here).
  */
 @ApplicationScoped
 public class Poller {
@@ -189,7 +190,9 @@ public class Poller {
     private void work(InboundMessage m, long startBy) {
         boolean turn = false;
         try {
-            boolean waited = !working.tryAcquire();
+            // Zero wait, not tryAcquire(): the timed form keeps the fair order, so a message just received does not
+            // take a freed slot ahead of reserved ones already waiting for it.
+            boolean waited = !working.tryAcquire(0, TimeUnit.NANOSECONDS);
             if (waited && !working.tryAcquire(startBy - System.nanoTime(), TimeUnit.NANOSECONDS)) {
                 metrics.outcome(Metrics.Outcome.PREFETCH_RETURNED, null);
                 LOG.debugf("Message %s waited half its visibility timeout for a slot; given back uncounted", m.messageId());
