@@ -3,7 +3,7 @@
 # consumed by a naive consumer (receive, handle, notice, batch delete), an idempotent-naive one (plus a
 # conditional put before and an update after, what an idempotency library costs) and poison-guard (its
 # packaged jar), each a fresh JVM of its own that first drains an unmeasured warm-up backlog, at each
-# concurrency, interleaved round by round; then poison-guard with 1% poison.
+# concurrency, interleaved round by round (every other round in reverse order); then poison-guard with 1% poison.
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
 # operation), CPU ms per message, p50/p99 send-to-notice latency, and one verdict line.
 #

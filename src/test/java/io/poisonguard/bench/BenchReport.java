@@ -34,7 +34,7 @@ final class BenchReport {
         StringBuilder b = new StringBuilder();
         b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, measured after a warm-up of ")
                 .append(warmup).append(" jobs, ").append(rounds)
-                .append(" interleaved rounds, medians; requests counted on the wire\n\n");
+                .append(" interleaved rounds (every other one in reverse order), medians; requests counted on the wire\n\n");
         String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %6s %9s %9s %8s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
                 "SQS req/m", "DDB req/m", "CPU ms/m", "JIT %", "DDBemu ms", "SQSemu ms", "rig ms/m", "p50 ms", "p99 ms");
         b.append(header).append('\n').append("-".repeat(header.length())).append('\n');
