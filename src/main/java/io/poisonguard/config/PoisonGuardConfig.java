@@ -389,7 +389,8 @@ public interface PoisonGuardConfig {
          * counted), so a slot that frees starts its next job at once instead of after a ReceiveMessage round
          * trip. Unset: the concurrency and a quarter, at most 10. One that waits half its visibility timeout
          * without a slot is given back uncounted, so a prefetched copy never outlives its visibility in a busy
-         * worker; so is one whose turn comes while consumption is paused. A worker killed holding them loses nothing: they reappear after their visibility timeout.
+         * worker; so is one whose turn comes while consumption is paused. A worker killed holding them loses
+         * nothing: they reappear after their visibility timeout.
          */
         java.util.OptionalInt prefetch();
 

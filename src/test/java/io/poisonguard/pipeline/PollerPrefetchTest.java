@@ -81,6 +81,20 @@ class PollerPrefetchTest {
         }
     }
 
+    /** Records each message it starts; the first one started holds its slot until {@code firstMayEnd} opens. */
+    static JobProcessor firstHeldUntil(CountDownLatch firstMayEnd, List<String> started) {
+        return processor(m -> {
+            started.add(m.messageId());
+            if (started.size() == 1) {
+                try {
+                    firstMayEnd.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+            }
+        });
+    }
+
     /** Processes by handing each message to {@code onMessage}. */
     static JobProcessor processor(java.util.function.Consumer<InboundMessage> onMessage) {
         return new JobProcessor(null, null, null) {
@@ -162,17 +176,8 @@ class PollerPrefetchTest {
         Backlog queue = new Backlog(2);
         CountDownLatch firstMayEnd = new CountDownLatch(1);
         List<String> started = Collections.synchronizedList(new ArrayList<>());
-        start(config, queue, processor(m -> {
-            started.add(m.messageId());
-            // Whichever of the two takes the slot first holds it until the test lets it go.
-            if (started.size() == 1) {
-                try {
-                    firstMayEnd.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }));
+        // Whichever of the two takes the slot first holds it until the test lets it go.
+        start(config, queue, firstHeldUntil(firstMayEnd, started));
         // One receive asked for the slot and the prefetch together: both messages are in the worker, one started.
         await().atMost(Duration.ofSeconds(10)).until(() -> queue.waiting.isEmpty() && !started.isEmpty());
         assertEquals(2, queue.asked.get(0));
@@ -194,17 +199,9 @@ class PollerPrefetchTest {
         Backlog queue = new Backlog(2);
         CountDownLatch firstMayEnd = new CountDownLatch(1);
         List<String> started = Collections.synchronizedList(new ArrayList<>());
-        java.util.concurrent.atomic.AtomicReference<ConsumptionGate.Admit> admit = new java.util.concurrent.atomic.AtomicReference<>(ConsumptionGate.Admit.OPEN);
-        start(config, queue, processor(m -> {
-            started.add(m.messageId());
-            if (started.size() == 1) {
-                try {
-                    firstMayEnd.await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-            }
-        }), admit);
+        java.util.concurrent.atomic.AtomicReference<ConsumptionGate.Admit> admit =
+                new java.util.concurrent.atomic.AtomicReference<>(ConsumptionGate.Admit.OPEN);
+        start(config, queue, firstHeldUntil(firstMayEnd, started), admit);
         await().atMost(Duration.ofSeconds(10)).until(() -> started.size() == 1 && queue.waiting.isEmpty());
         admit.set(ConsumptionGate.Admit.PAUSED);
         firstMayEnd.countDown();
