@@ -11,6 +11,8 @@ import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantineStore;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.inject.Produces;
+import jakarta.inject.Singleton;
+import io.quarkus.arc.ClientProxy;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 
 import java.time.Clock;
@@ -23,10 +25,14 @@ import java.util.Set;
 @ApplicationScoped
 public class DynamoBeans {
 
+    /**
+     * The ledger is written twice for every message: a singleton over the client itself, so neither call goes
+     * through a CDI proxy's bean lookup.
+     */
     @Produces
-    @ApplicationScoped
+    @Singleton
     LedgerStore ledger(DynamoDbClient dynamo, Names names, Clock clock, io.poisonguard.config.PoisonGuardConfig config) {
-        return new DynamoLedgerStore(dynamo, names.ledgerTable(), clock, config.ledger().legacyKeys());
+        return new DynamoLedgerStore(ClientProxy.unwrap(dynamo), names.ledgerTable(), clock, config.ledger().legacyKeys());
     }
 
     @Produces

@@ -276,11 +276,22 @@ public final class DynamoLedgerStore implements LedgerStore {
 
     static final String WRITE_TOKEN = "writeToken";
 
+    /** A fresh SHA-256 digest is cloned from this one: cheaper than looking the algorithm up for every write. */
+    private static final java.security.MessageDigest SHA256;
+
+    static {
+        try {
+            SHA256 = java.security.MessageDigest.getInstance("SHA-256");
+        } catch (java.security.NoSuchAlgorithmException e) {
+            throw new IllegalStateException(e);
+        }
+    }
+
     private static String token(Map<String, AttributeValue> attrs) {
         java.security.MessageDigest digest;
         try {
-            digest = java.security.MessageDigest.getInstance("SHA-256");
-        } catch (java.security.NoSuchAlgorithmException e) {
+            digest = (java.security.MessageDigest) SHA256.clone();
+        } catch (CloneNotSupportedException e) {
             throw new IllegalStateException(e);
         }
         StringBuilder text = new StringBuilder(256);

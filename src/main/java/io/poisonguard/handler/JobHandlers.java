@@ -1,7 +1,7 @@
 package io.poisonguard.handler;
 
 import io.poisonguard.admission.SchemaCatalog;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.enterprise.inject.Any;
 import jakarta.enterprise.inject.Instance;
 
@@ -11,7 +11,7 @@ import java.util.Optional;
 import java.util.Set;
 
 /** Every {@link JobHandler} bean, by job type. Two handlers for one type refuse to boot. */
-@ApplicationScoped
+@Singleton
 public class JobHandlers implements SchemaCatalog {
     private final Map<String, JobHandler> byType = new HashMap<>();
 

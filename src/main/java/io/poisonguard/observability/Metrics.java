@@ -5,7 +5,7 @@ import io.micrometer.core.instrument.DistributionSummary;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.poisonguard.failure.FailureClass;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 import java.time.Duration;
 import java.util.Map;
@@ -16,7 +16,7 @@ import java.util.concurrent.atomic.AtomicInteger;
  * Every meter the service exports. Tags carry classes, outcomes and reasons, never job ids or
  * payload data (unbounded cardinality and privacy).
  */
-@ApplicationScoped
+@Singleton
 public class Metrics {
     /** Outcome tag values of {@code poison_guard_outcomes_total}. */
     public enum Outcome {

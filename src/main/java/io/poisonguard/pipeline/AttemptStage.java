@@ -15,7 +15,7 @@ import io.poisonguard.observability.Metrics;
 import io.poisonguard.systemic.Signature;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.inject.Named;
 import org.jboss.logging.Logger;
 
@@ -33,7 +33,7 @@ import java.util.concurrent.ExecutionException;
  * (interrupted, TIMEOUT, noticed by one watcher thread within {@link #WATCH_TICK}), at shutdown (ABANDONED),
  * or when it throws anything at all, errors included.
  */
-@ApplicationScoped
+@Singleton
 public class AttemptStage {
     private static final Logger LOG = Logger.getLogger(AttemptStage.class);
 

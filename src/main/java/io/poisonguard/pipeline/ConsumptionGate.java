@@ -3,7 +3,7 @@ package io.poisonguard.pipeline;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.smallrye.faulttolerance.api.CircuitBreakerMaintenance;
 import io.smallrye.faulttolerance.api.CircuitBreakerState;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 import java.util.List;
 
@@ -13,7 +13,7 @@ import java.util.List;
  * While one is open, receiving stops (DEPENDENCY_DOWN is not the items' fault, so they must not pay
  * attempts for it); while one is half-open, a single job at a time goes through as the probe.
  */
-@ApplicationScoped
+@Singleton
 public class ConsumptionGate {
     /** What the poller may do. */
     public enum Admit {

@@ -7,7 +7,7 @@ import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import jakarta.annotation.PostConstruct;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.inject.Named;
 import org.jboss.logging.Logger;
 
@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * visibility and the ledger lease, so neither SQS nor another worker takes a job that is still
  * being worked on. A worker that dies stops beating, and its lease runs out.
  */
-@ApplicationScoped
+@Singleton
 public class Heartbeat {
     private static final Logger LOG = Logger.getLogger(Heartbeat.class);
 

@@ -18,7 +18,7 @@ import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.observability.Metrics.Outcome;
 import io.poisonguard.tenants.TenantDirectory;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.inject.Named;
 import org.jboss.logging.Logger;
 
@@ -34,7 +34,7 @@ import java.util.random.RandomGenerator;
  * are finished here; a copy that runs leaves with a {@link Ticket}: its attempt already durable in
  * the ledger (invariant 1) and its place in the lane held until the ticket is closed.
  */
-@ApplicationScoped
+@Singleton
 public class IntakeStage {
     private static final Logger LOG = Logger.getLogger(IntakeStage.class);
     /** Lost races on one ledger item before the copy is left to redeliver. */

@@ -1,6 +1,6 @@
 package io.poisonguard.pipeline;
 
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 import java.time.Duration;
 import java.util.Optional;
@@ -16,7 +16,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
  * A fair read/write lock gives exactly that: shared holders are the ordinary jobs, the exclusive
  * holder is the suspect, and a waiting suspect keeps new ordinary jobs out.
  */
-@ApplicationScoped
+@Singleton
 public class IsolationLane {
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
     private final AtomicInteger suspects = new AtomicInteger();

@@ -1,7 +1,7 @@
 package io.poisonguard.pipeline;
 
 import io.poisonguard.admission.InboundMessage;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 import java.util.Optional;
 
@@ -10,7 +10,7 @@ import java.util.Optional;
  * made durable), the attempt (the handler, bounded by its deadline), and the outcome (the next state
  * made durable, then the message acted on). Each stage is its own class; this one only orders them.
  */
-@ApplicationScoped
+@Singleton
 public class JobProcessor {
     private final IntakeStage intake;
     private final AttemptStage attempts;

@@ -10,7 +10,7 @@ import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.observability.Metrics;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.inject.Named;
 import org.jboss.logging.Logger;
 
@@ -30,7 +30,7 @@ import java.util.concurrent.locks.ReentrantLock;
  * interval one cheap read probes the store; when it answers, attempts whose start write had an
  * unknown outcome are released (uncounted) and consumption resumes.
  */
-@ApplicationScoped
+@Singleton
 public class LedgerGate {
     private static final Logger LOG = Logger.getLogger(LedgerGate.class);
     /** The key the probe reads: any answer, item or not, proves the table answers. */

@@ -18,7 +18,7 @@ import io.poisonguard.observability.Metrics.Outcome;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.systemic.Signature;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import jakarta.inject.Named;
 import org.jboss.logging.Logger;
 
@@ -33,7 +33,7 @@ import java.util.random.RandomGenerator;
  * held rather than charged to the items), makes it durable in the ledger, and only then acts on the
  * message: delete, hide for the ladder delay, or quarantine.
  */
-@ApplicationScoped
+@Singleton
 public class OutcomeStage {
     private static final Logger LOG = Logger.getLogger(OutcomeStage.class);
 

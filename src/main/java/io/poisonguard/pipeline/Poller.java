@@ -3,7 +3,7 @@ package io.poisonguard.pipeline;
 import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.observability.Metrics;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import java.time.Duration;
@@ -23,7 +23,7 @@ import java.util.concurrent.TimeUnit;
  * visibility timeout is given back uncounted rather than started late (its copy would reappear to another
  * worker while it ran here).
  */
-@ApplicationScoped
+@Singleton
 public class Poller {
     private static final Logger LOG = Logger.getLogger(Poller.class);
     private static final Duration ERROR_PAUSE = Duration.ofSeconds(1);

@@ -17,7 +17,7 @@ import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.quarantine.ReplayEntry;
 import io.poisonguard.vault.KeptPayload;
 import io.poisonguard.vault.PayloadVault;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -34,7 +34,7 @@ import java.util.Optional;
  * anywhere leaves a copy that comes back and finishes the job here (invariant 2: may duplicate in
  * the DLQ, never loses).
  */
-@ApplicationScoped
+@Singleton
 public class Quarantiner {
     private static final Logger LOG = Logger.getLogger(Quarantiner.class);
 

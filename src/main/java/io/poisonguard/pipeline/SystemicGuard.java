@@ -5,7 +5,7 @@ import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.observability.Metrics;
 import io.poisonguard.systemic.Signature;
 import io.poisonguard.systemic.SystemicWatch;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import java.time.Clock;
@@ -17,7 +17,7 @@ import java.util.Optional;
  * alerts once when it trips and once when consumption resumes. Disabled by configuration, it charges
  * every failure as usual.
  */
-@ApplicationScoped
+@Singleton
 public class SystemicGuard {
     private static final Logger LOG = Logger.getLogger(SystemicGuard.class);
 

@@ -1,7 +1,7 @@
 package io.poisonguard.pipeline;
 
 import io.poisonguard.observability.Metrics;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import java.util.List;
@@ -13,7 +13,7 @@ import java.util.concurrent.CopyOnWriteArrayList;
  * interrupt, or an error the JVM may not survive, makes it unfit for good: liveness goes DOWN so the
  * orchestrator replaces the process (its jobs come back to healthy workers).
  */
-@ApplicationScoped
+@Singleton
 public class WorkerHealth {
     private static final Logger LOG = Logger.getLogger(WorkerHealth.class);
 

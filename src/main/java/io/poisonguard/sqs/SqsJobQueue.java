@@ -4,7 +4,7 @@ import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.admission.MessageAttribute;
 import io.poisonguard.pipeline.SourceQueue;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 import software.amazon.awssdk.core.SdkBytes;
 import software.amazon.awssdk.services.sqs.SqsClient;
@@ -30,7 +30,7 @@ import java.util.concurrent.TimeUnit;
  * by a background flusher; a delete that fails only means the copy comes back and is dropped as a
  * duplicate of a finished job.
  */
-@ApplicationScoped
+@Singleton
 public class SqsJobQueue implements SourceQueue {
     private static final Logger LOG = Logger.getLogger(SqsJobQueue.class);
     private static final int BATCH = 10;
@@ -44,7 +44,8 @@ public class SqsJobQueue implements SourceQueue {
     private volatile boolean open = true;
 
     public SqsJobQueue(SqsClient sqs, QueueUrls urls, Clock clock) {
-        this.sqs = sqs;
+        // The client itself, not its CDI proxy: every call on the hot path would otherwise look the bean up again.
+        this.sqs = io.quarkus.arc.ClientProxy.unwrap(sqs);
         this.urls = urls;
         this.clock = clock;
         this.flusher = Thread.ofVirtual().name("poison-guard-delete-flusher").start(this::flushLoop);

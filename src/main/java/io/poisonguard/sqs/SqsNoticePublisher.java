@@ -5,7 +5,7 @@ import io.poisonguard.admission.MessageAttribute;
 import io.poisonguard.admission.WireAttributes;
 import io.poisonguard.pipeline.NoticePublisher;
 import jakarta.annotation.PreDestroy;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
@@ -16,14 +16,14 @@ import java.util.Map;
  * at the same time share one SendMessageBatch ({@link SendBatcher}): under load about a tenth of the
  * requests, and no added wait when idle. {@link #publish} still returns only once SQS accepted this notice.
  */
-@ApplicationScoped
+@Singleton
 public class SqsNoticePublisher implements NoticePublisher {
     private final boolean fifo;
     private final SendBatcher batcher;
 
     @jakarta.inject.Inject
     public SqsNoticePublisher(SqsClient sqs, QueueUrls urls, Names names, io.poisonguard.config.PoisonGuardConfig config) {
-        this(sqs, urls, names, config.notices().batchLinger(), config.notices().batchesInFlight());
+        this(io.quarkus.arc.ClientProxy.unwrap(sqs), urls, names, config.notices().batchLinger(), config.notices().batchesInFlight());
     }
 
     /** {@code inFlight}: batches that may be on the wire at once. */

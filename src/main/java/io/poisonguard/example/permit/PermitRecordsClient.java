@@ -4,7 +4,7 @@ import io.poisonguard.failure.DependencyDownFailure;
 import io.poisonguard.failure.TransientFailure;
 import io.poisonguard.pacing.Pacer;
 import io.smallrye.faulttolerance.api.CircuitBreakerName;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.eclipse.microprofile.faulttolerance.CircuitBreaker;
 
 import java.time.temporal.ChronoUnit;
@@ -15,7 +15,7 @@ import java.time.temporal.ChronoUnit;
  * pacer that holds calls to the documented quota. Breaker settings can be tuned with
  * {@code quarkus.fault-tolerance."io.poisonguard.example.permit.PermitRecordsClient/standing".circuit-breaker.*}.
  */
-@ApplicationScoped
+@Singleton
 public class PermitRecordsClient {
     /** The breaker's name, listed in {@code poison-guard.consumer.pause-on-breakers}. */
     public static final String BREAKER = "permit-records";

@@ -6,7 +6,7 @@ import io.poisonguard.handler.Job;
 import io.poisonguard.handler.JobContext;
 import io.poisonguard.handler.JobHandler;
 import io.poisonguard.pipeline.NoticePublisher;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 
 import java.nio.charset.StandardCharsets;
 import java.security.MessageDigest;
@@ -20,7 +20,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * for the permit's standing, and publishes one completion notice per job id through the effect
  * ledger.
  */
-@ApplicationScoped
+@Singleton
 @io.quarkus.arc.lookup.LookupIfProperty(name = "poison-guard.example.enabled", stringValue = "true")
 public class PermitReportHandler implements JobHandler {
     public static final String JOB_TYPE = "permit-report";

@@ -1,7 +1,7 @@
 package io.poisonguard.example.permit;
 
 import io.poisonguard.failure.JobFailure;
-import jakarta.enterprise.context.ApplicationScoped;
+import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
 import io.quarkus.runtime.configuration.ConfigurationException;
@@ -33,7 +33,7 @@ import java.util.concurrent.atomic.AtomicReference;
  * The permit id {@code *} scripts a fault for every permit without one of its own.
  * It also counts calls per permit id, so tests can check what reached the downstream.
  */
-@ApplicationScoped
+@Singleton
 public class SimulatedRecordsProvider implements RecordsProvider {
     private static final Logger LOG = Logger.getLogger(SimulatedRecordsProvider.class);
 
