@@ -297,8 +297,7 @@ public class OperatorActions {
                 List<ArchivedMessage> copies = archive.take(key);
                 List<ArchivedMessage> older = copies.stream().filter(c -> generationOf(c) < below).toList();
                 archive.release(copies.stream().filter(c -> generationOf(c) >= below).toList());
-                archive.delete(older);
-                deleted += older.size();
+                deleted += archive.delete(older);
                 if (!archive.someHidden()) {
                     break;
                 }

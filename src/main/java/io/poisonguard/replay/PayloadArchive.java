@@ -20,7 +20,11 @@ public interface PayloadArchive {
         return find(key).copies();
     }
 
-    void delete(List<ArchivedMessage> copies);
+    /**
+     * Deletes held copies; returns how many the queue confirmed deleted. A copy it refused (its receipt expired
+     * while it was held) stays in the dead-letter queue with its old generation: stale if it is ever received.
+     */
+    int delete(List<ArchivedMessage> copies);
 
     /** Makes held copies visible again. */
     void release(List<ArchivedMessage> copies);

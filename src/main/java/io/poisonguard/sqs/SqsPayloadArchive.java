@@ -9,7 +9,9 @@ import io.poisonguard.replay.PayloadArchive;
 import jakarta.enterprise.context.ApplicationScoped;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.ChangeMessageVisibilityBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.BatchResultErrorEntry;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
@@ -26,6 +28,7 @@ import java.util.Set;
  */
 @ApplicationScoped
 public class SqsPayloadArchive implements PayloadArchive {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(SqsPayloadArchive.class);
     static final int HOLD_SECONDS = 60;
     /** Upper bound on receives per scan (10 messages each): a deeper DLQ makes the scan partial. */
     static final int MAX_ROUNDS = 500;
@@ -101,16 +104,26 @@ public class SqsPayloadArchive implements PayloadArchive {
     }
 
     @Override
-    public void delete(List<ArchivedMessage> copies) {
+    public int delete(List<ArchivedMessage> copies) {
         String url = urls.deadLetter();
+        int deleted = 0;
         for (int i = 0; i < copies.size(); i += 10) {
             List<ArchivedMessage> chunk = copies.subList(i, Math.min(copies.size(), i + 10));
             List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();
             for (int j = 0; j < chunk.size(); j++) {
                 entries.add(DeleteMessageBatchRequestEntry.builder().id("d" + j).receiptHandle(chunk.get(j).receiptHandle()).build());
             }
-            sqs.deleteMessageBatch(b -> b.queueUrl(url).entries(entries));
+            DeleteMessageBatchResponse r = sqs.deleteMessageBatch(b -> b.queueUrl(url).entries(entries));
+            deleted += r.hasSuccessful() ? r.successful().size() : 0;
+            if (r.hasFailed()) {
+                for (BatchResultErrorEntry f : r.failed()) {
+                    ArchivedMessage copy = chunk.get(Integer.parseInt(f.id().substring(1)));
+                    LOG.warnf("Dead-letter message %s was not deleted (%s); it stays in the DLQ, stale if it is ever received",
+                            copy.messageId(), f.code());
+                }
+            }
         }
+        return deleted;
     }
 
     @Override
