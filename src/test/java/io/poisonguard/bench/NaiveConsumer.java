@@ -1,7 +1,9 @@
 package io.poisonguard.bench;
 
-import com.fasterxml.jackson.databind.JsonNode;
 import com.fasterxml.jackson.databind.ObjectMapper;
+import io.poisonguard.example.permit.ExampleConfig;
+import io.poisonguard.example.permit.PermitReportWork;
+import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -13,19 +15,19 @@ import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
 import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
 import java.util.ArrayList;
-import java.util.HexFormat;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
- * The baselines poison-guard is measured against, doing the same work per message (parse the body,
- * digest it, send a completion notice) with the same SDK: {@code naive} receives, handles, sends the
- * notice and batch-deletes; {@code idempotent} adds what an idempotency library costs, a conditional put
- * before the work and an update after it, on a table of its own. {@code threads} loops, each receiving
- * up to 10 messages at a time, so at most {@code threads} messages are handled at once.
+ * The baselines poison-guard is measured against, doing the same work per message with the same SDK: the
+ * example workload's own code ({@link PermitReportWork}: read the permit in its schema version, ask the
+ * simulated permit-records for its standing, render the report, digest it, compose the notice), then send
+ * the notice. {@code naive} receives, handles, sends the notice and batch-deletes; {@code idempotent} adds
+ * what an idempotency library costs, a conditional put before the work and an update after it, on a table of
+ * its own. {@code threads} loops, each receiving up to 10 messages at a time, so at most {@code threads}
+ * messages are handled at once.
  */
 final class NaiveConsumer {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -100,7 +102,7 @@ final class NaiveConsumer {
                 return;
             }
         }
-        String notice = work(jobId, m.body());
+        String notice = work(jobId, m);
         sqs.sendMessage(b -> b.queueUrl(noticesUrl).messageBody(notice).messageAttributes(Map.of("job-id",
                 MessageAttributeValue.builder().dataType("String").stringValue(jobId).build())));
         if (idempotencyTable != null) {
@@ -133,13 +135,52 @@ final class NaiveConsumer {
         }
     }
 
-    private static String work(String jobId, String body) {
+    /**
+     * The example handler's work, called as poison-guard's handler calls it minus what the service wraps around
+     * its dependency (the circuit breaker and the quota pacer, which poison-guard's side of the bench pays).
+     */
+    private static String work(String jobId, Message m) {
+        Map<String, MessageAttributeValue> a = m.messageAttributes();
         try {
-            JsonNode permit = JSON.readTree(body);
-            String digest = HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(body.getBytes(StandardCharsets.UTF_8)));
-            return JSON.writeValueAsString(Map.of("jobId", jobId, "permitId", permit.path("permitId").asText(), "reportSha256", digest));
+            return WORK.notice(jobId, a.get("tenant").stringValue(), Integer.parseInt(a.get("schema-version").stringValue()), m.body(), 1, 1,
+                    PERMIT_RECORDS::standing);
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
     }
+
+    private static final PermitReportWork WORK = new PermitReportWork(JSON, () -> false);
+
+    /** The same simulated permit-records the example handler calls (no faults, no latency). */
+    private static final SimulatedRecordsProvider PERMIT_RECORDS = new SimulatedRecordsProvider(new ExampleConfig() {
+        @Override
+        public boolean enabled() {
+            return true;
+        }
+
+        @Override
+        public boolean legacyReader() {
+            return false;
+        }
+
+        @Override
+        public Provider provider() {
+            return new Provider() {
+                @Override
+                public double rate() {
+                    return 10_000;
+                }
+
+                @Override
+                public java.time.Duration latency() {
+                    return java.time.Duration.ZERO;
+                }
+
+                @Override
+                public Map<String, String> faults() {
+                    return Map.of();
+                }
+            };
+        }
+    });
 }

@@ -1,17 +1,12 @@
 package io.poisonguard.example.permit;
 
 import com.fasterxml.jackson.databind.ObjectMapper;
-import com.fasterxml.jackson.databind.node.ObjectNode;
 import io.poisonguard.handler.Job;
 import io.poisonguard.handler.JobContext;
 import io.poisonguard.handler.JobHandler;
 import io.poisonguard.pipeline.NoticePublisher;
 import jakarta.inject.Singleton;
 
-import java.nio.charset.StandardCharsets;
-import java.security.MessageDigest;
-import java.security.NoSuchAlgorithmException;
-import java.util.HexFormat;
 import java.util.Set;
 import java.util.concurrent.atomic.AtomicBoolean;
 
@@ -26,18 +21,16 @@ public class PermitReportHandler implements JobHandler {
     public static final String JOB_TYPE = "permit-report";
     static final String NOTICE_EFFECT = "completion-notice";
 
-    private final PermitReaders readers;
+    private final PermitReportWork work;
     private final PermitRecordsClient provider;
     private final NoticePublisher notices;
-    private final ObjectMapper json;
     private final AtomicBoolean legacyReader;
     private final ExampleConfig config;
 
     public PermitReportHandler(ObjectMapper json, ExampleConfig config, PermitRecordsClient provider, NoticePublisher notices) {
-        this.json = json;
         this.config = config;
         this.legacyReader = new AtomicBoolean(config.legacyReader());
-        this.readers = new PermitReaders(json, legacyReader::get);
+        this.work = new PermitReportWork(json, legacyReader::get);
         this.provider = provider;
         this.notices = notices;
     }
@@ -73,38 +66,7 @@ public class PermitReportHandler implements JobHandler {
 
     @Override
     public void handle(Job job, JobContext context) throws Exception {
-        PermitReport report = readers.read(job.schemaVersion(), job.body());
-        String standing = provider.standing(job.tenant(), report.permitId());
-        String rendered = render(report, standing);
-        ObjectNode notice = json.createObjectNode();
-        notice.put("jobId", job.jobId());
-        notice.put("permitId", report.permitId());
-        notice.put("standing", standing);
-        notice.put("inspections", report.inspections().size());
-        notice.put("passed", report.inspections().stream().filter(i -> "PASS".equalsIgnoreCase(i.result())).count());
-        notice.put("reportSha256", sha256(rendered));
-        notice.put("attempt", job.attempt());
-        notice.put("generation", job.generation());
-        String body = notice.toString();
+        String body = work.notice(job.jobId(), job.tenant(), job.schemaVersion(), job.body(), job.attempt(), job.generation(), provider::standing);
         context.once(NOTICE_EFFECT, () -> notices.publish(job.jobId(), job.tenant(), job.jobType(), body));
-    }
-
-    static String render(PermitReport r, String standing) {
-        StringBuilder sb = new StringBuilder();
-        sb.append("Permit ").append(r.permitId()).append(" (").append(standing).append(")\n");
-        sb.append("Applicant: ").append(r.applicantName()).append('\n');
-        sb.append("Site: ").append(r.siteAddress()).append('\n');
-        for (PermitReport.Inspection i : r.inspections()) {
-            sb.append("  ").append(i.date()).append("  ").append(i.result()).append('\n');
-        }
-        return sb.toString();
-    }
-
-    private static String sha256(String s) {
-        try {
-            return HexFormat.of().formatHex(MessageDigest.getInstance("SHA-256").digest(s.getBytes(StandardCharsets.UTF_8)));
-        } catch (NoSuchAlgorithmException e) {
-            throw new IllegalStateException(e);
-        }
     }
 }
