@@ -285,7 +285,8 @@ class BenchIT {
         o.put("poison-guard.failure.permanent.max-attempts", "1");
         o.put("poison-guard.monitoring.refresh", "1h");
         o.put("poison-guard.dead-letter.sweep-interval", "1h");
-        // The example's simulated provider has a quota (15 calls/s by default); the baselines call no provider.
+        // The example's simulated provider has a quota (15 calls/s by default) that its pacer holds calls to; the
+        // baselines call the same provider without a pacer, so the quota is raised out of the way here.
         o.put("poison-guard.example.provider.rate", "10000");
         // At this rate 1% poison is well over a hundred quarantines a minute, which the systemic-failure guard
         // (20 a minute by default) takes for a systemic fault and pauses on: raised here, so the run measures
