@@ -24,10 +24,10 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * The baselines poison-guard is measured against, doing the same work per message with the same SDK: the
  * example workload's own code ({@link PermitReportWork}: read the permit in its schema version, ask the
  * simulated permit-records for its standing, render the report, digest it, compose the notice), then send
- * the notice with the attributes poison-guard's carries (job id, tenant, job type). {@code naive} receives, handles, sends the notice and batch-deletes; {@code idempotent} adds
- * what an idempotency library costs, a conditional put before the work and an update after it, on a table of
- * its own. {@code threads} loops, each receiving up to 10 messages at a time, so at most {@code threads}
- * messages are handled at once.
+ * the notice with the attributes poison-guard's carries (job id, tenant, job type). {@code naive} receives,
+ * handles, sends the notice and batch-deletes; {@code idempotent} adds what an idempotency library costs, a
+ * conditional put before the work and an update after it, on a table of its own. {@code threads} loops, each
+ * receiving up to 10 messages at a time, so at most {@code threads} messages are handled at once.
  */
 final class NaiveConsumer {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -106,7 +106,7 @@ final class NaiveConsumer {
         // The notice poison-guard sends: the same body and the same three attributes.
         Map<String, MessageAttributeValue> in = m.messageAttributes();
         sqs.sendMessage(b -> b.queueUrl(noticesUrl).messageBody(notice).messageAttributes(Map.of(
-                "job-id", text(jobId), "tenant", in.get("tenant"), "job-type", in.get("job-type"))));
+                "job-id", in.get("job-id"), "tenant", in.get("tenant"), "job-type", in.get("job-type"))));
         if (idempotencyTable != null) {
             dynamo.updateItem(b -> b.tableName(idempotencyTable).key(Map.of("jobId", AttributeValue.fromS(jobId)))
                     .updateExpression("SET #s = :done").expressionAttributeNames(Map.of("#s", "status"))
@@ -149,10 +149,6 @@ final class NaiveConsumer {
         } catch (Exception e) {
             throw new IllegalStateException(e);
         }
-    }
-
-    private static MessageAttributeValue text(String value) {
-        return MessageAttributeValue.builder().dataType("String").stringValue(value).build();
     }
 
     private static final PermitReportWork WORK = new PermitReportWork(JSON, () -> false);
