@@ -32,7 +32,7 @@ while [ $# -gt 0 ]; do
     --consumers) consumers="$2"; shift 2 ;;
     --service-options) service_options="$2"; shift 2 ;;
     --compare-options) compare_options="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 15000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side)"; exit 0 ;;
+    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 15000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
