@@ -118,11 +118,11 @@ final class BenchReport {
                 .map(BenchIT.Result::consumer).distinct().count();
         if (rounds % 2 == 1 && perRound > 1) {
             // Every other round runs in reverse order: only over an even number of rounds does each run hold every
-            // place equally often, and here the later of two identical runs has been up to 9% faster.
+            // place equally often, and here the later of two identical runs has been 8-16% faster (BENCHMARKS.md, ninth table).
             b.append("\nOrder: ").append(rounds).append(rounds == 1 ? " round" : " rounds")
                     .append(", an odd number, so the runs did not hold each place in a round equally often (the first round")
                     .append(" runs them in the order listed, a compared setting always after poison-guard's defaults). On this")
-                    .append(" kind of machine the later of two identical runs has been up to 9% faster: compare over an even number of rounds.\n");
+                    .append(" kind of machine the later of two identical runs has been 8-16% faster: compare over an even number of rounds.\n");
         }
         String verdict = (misses.isEmpty() ? "VERDICT: PASS" : "VERDICT: FAIL (" + String.join("; ", misses) + ")")
                 + " poison-guard DynamoDB requests per healthy message " + pgDynamo.values().stream().map(BenchIT::fmt).collect(Collectors.joining("/"))
