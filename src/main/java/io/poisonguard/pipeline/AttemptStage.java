@@ -25,18 +25,13 @@ import java.util.Map;
 import java.util.Set;
 import java.util.concurrent.CompletableFuture;
 import java.util.concurrent.ConcurrentHashMap;
-import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Consumer;
+import java.util.concurrent.ExecutionException;
 
 /**
- * Runs one attempt's handler, which is already recorded in the ledger, and always ends it. The handler runs
- * on the job's own thread (no hand-off to another thread and back for every message). It is cut off at its
- * deadline (TIMEOUT) or at shutdown (ABANDONED): one watcher thread notices within {@link #WATCH_TICK},
- * interrupts it, and starts a rescuer that ends the attempt at once, as if the handler had stopped. A handler
- * that honours the interrupt stops within moments and its thread carries on once the outcome is durable; one
- * that is still running {@code attempt.stop-grace} later is stuck for good: the rescuer gives its place in the
- * lane and its working slot to other jobs, and the worker reports itself not live. Anything the handler
- * throws, errors included, ends the attempt too.
+ * Runs one attempt's handler, which is already recorded in the ledger, and always returns how it
+ * ended. The handler runs on a thread of its own so the attempt can end without it: at its deadline
+ * (interrupted, TIMEOUT, noticed by one watcher thread within {@link #WATCH_TICK}), at shutdown (ABANDONED),
+ * or when it throws anything at all, errors included.
  */
 @Singleton
 public class AttemptStage {
@@ -64,69 +59,13 @@ public class AttemptStage {
         this.config = config;
     }
 
-    /**
-     * An attempt that ended: its heartbeat registration, the message, and how it ended. {@code settled}: a
-     * rescuer already made the outcome durable (the handler was cut off), so the caller must not settle it again.
-     */
-    record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result,
-                     Map<String, Integer> effects, boolean settled) {
+    /** An attempt that ended: its heartbeat registration, the message, and how it ended. */
+    record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, Thread handlerThread,
+                     Map<String, Integer> effects) {
     }
 
-    /**
-     * What the caller does with an attempt that a rescuer ends: {@code settle} makes its outcome durable;
-     * {@code release} gives its place in the lane and its working slot to other jobs (once the handler is
-     * known to be stuck).
-     */
-    record Ending(Consumer<Attempted> settle, Runnable release) {
-    }
-
-    /** One handler in flight on its job's thread. Its fields change under the run's own monitor. */
-    private static final class Run {
-        final Thread thread;
-        final long deadlineNanos;
-        final Duration deadline;
-        final String jobId;
-        final int attempt;
-        final long t0;
-        final Rescue rescue;
-        /** The handler returned (set by the job's thread). */
-        boolean left;
-        /** How the attempt was cut off (set by the watcher or shutdown), if it was. */
-        AttemptResult cut;
-        /** Who ends the attempt: the job's thread or the rescuer, whichever claims it first. */
-        final AtomicBoolean claimed = new AtomicBoolean();
-        /** Completed once the rescuer's outcome is durable (or it gave up). */
-        final CompletableFuture<Void> rescued = new CompletableFuture<>();
-
-        Run(Thread thread, long t0, Duration deadline, String jobId, int attempt, Rescue rescue) {
-            this.thread = thread;
-            this.rescue = rescue;
-            this.t0 = t0;
-            this.deadlineNanos = t0 + deadline.toNanos();
-            this.deadline = deadline;
-            this.jobId = jobId;
-            this.attempt = attempt;
-        }
-
-        /** Cuts the handler off with {@code how} unless it already returned or was cut; true if this call cut it. */
-        synchronized boolean cut(AttemptResult how) {
-            if (left || cut != null) {
-                return false;
-            }
-            cut = how;
-            thread.interrupt();
-            return true;
-        }
-
-        /** The job's thread is back from the handler; how the attempt ended (the cut wins over what it returned). */
-        synchronized AttemptResult leave(AttemptResult returned) {
-            left = true;
-            return cut != null ? cut : returned;
-        }
-
-        synchronized boolean left() {
-            return left;
-        }
+    /** One handler in flight: the future its end is reported on (first report wins), and when it must have ended. */
+    private record Run(CompletableFuture<AttemptResult> end, Thread thread, long deadlineNanos, Duration deadline, String jobId, int attempt) {
     }
 
     /**
@@ -135,9 +74,6 @@ public class AttemptStage {
      */
     static final Duration WATCH_TICK = Duration.ofMillis(50);
     private volatile Thread watcher;
-    /** What a rescuer needs to end an attempt without its job's thread. */
-    private record Rescue(Running running, InboundMessage message, Verdict.Admitted admitted, RecordedEffects context, Ending ending) {
-    }
 
     @PostConstruct
     void startWatcher() {
@@ -161,52 +97,11 @@ public class AttemptStage {
             }
             long now = System.nanoTime();
             for (Run r : runs) {
-                if (now - r.deadlineNanos >= 0 && cutOff(r, new AttemptResult.TimedOut(r.deadline))) {
-                    LOG.warnf("Job %s attempt %d ran past its deadline of %s; interrupted", r.jobId, r.attempt, r.deadline);
+                if (now - r.deadlineNanos() >= 0 && r.end().complete(new AttemptResult.TimedOut(r.deadline()))) {
+                    r.thread().interrupt();
+                    LOG.warnf("Job %s attempt %d ran past its deadline of %s; interrupted", r.jobId(), r.attempt(), r.deadline());
                 }
             }
-        }
-    }
-
-    /** Cuts {@code r}'s handler off and starts its rescuer; false if it had already returned or been cut. */
-    private boolean cutOff(Run r, AttemptResult how) {
-        if (!r.cut(how)) {
-            return false;
-        }
-        Thread.ofVirtual().name("poison-guard-rescue").start(() -> rescue(r, how, r.rescue));
-        return true;
-    }
-
-    /**
-     * Ends a cut-off attempt without waiting for its handler: the outcome made durable at once (the handler's
-     * effects stop here: it can start no more), then up to the stop grace for the handler to stop. If it does
-     * not, it is stuck: the worker is reported not live, and the job's lane place and working slot are released.
-     */
-    private void rescue(Run r, AttemptResult how, Rescue rescue) {
-        if (!r.claimed.compareAndSet(false, true)) {
-            return;
-        }
-        try {
-            metrics.handled(rescue.admitted().jobType(), resultTag(how), Duration.ofNanos(System.nanoTime() - r.t0));
-            rescue.ending().settle().accept(new Attempted(rescue.running(), rescue.message(), rescue.admitted(), how,
-                    rescue.context().end(), true));
-        } catch (RuntimeException e) {
-            LOG.errorf("Job %s attempt %d: ending the cut-off attempt failed (%s); the copy is left to redeliver", r.jobId, r.attempt,
-                    e.getClass().getSimpleName());
-        } finally {
-            r.rescued.complete(null);
-        }
-        long graceEnd = System.nanoTime() + config.attempt().stopGrace().toNanos();
-        try {
-            while (!r.left() && System.nanoTime() - graceEnd < 0) {
-                Thread.sleep(Math.min(WATCH_TICK.toMillis(), Math.max(1, (graceEnd - System.nanoTime()) / 1_000_000)));
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
-        if (!r.left()) {
-            health.stuck(r.jobId, r.attempt);
-            rescue.ending().release().run();
         }
     }
 
@@ -215,32 +110,39 @@ public class AttemptStage {
         return config.attempt().deadlines().getOrDefault(jobType, config.attempt().deadline());
     }
 
-    Attempted run(LedgerRecord started, InboundMessage m, Verdict.Admitted admitted, Ending ending) {
+    Attempted run(LedgerRecord started, InboundMessage m, Verdict.Admitted admitted) {
         JobHandler handler = handlers.forType(admitted.jobType()).orElseThrow();
         Job job = new Job(started.jobId(), admitted.tenant(), admitted.jobType(), admitted.schemaVersion(), admitted.text(),
                 started.attempt(), started.generation());
         RecordedEffects context = new RecordedEffects(started.effects().keySet(), started.attempt());
         Duration deadline = deadline(admitted.jobType());
         Running running = heartbeat.register(m, started, clock.instant().plus(deadline));
-        Run run = new Run(Thread.currentThread(), System.nanoTime(), deadline, started.jobId(), started.attempt(),
-                new Rescue(running, m, admitted, context, ending));
+        CompletableFuture<AttemptResult> end = new CompletableFuture<>();
+        long t0 = System.nanoTime();
+        Thread thread = Thread.ofVirtual().name("poison-guard-handler").unstarted(() -> end.complete(invoke(handler, job, context)));
+        Run run = new Run(end, thread, t0 + deadline.toNanos(), deadline, started.jobId(), started.attempt());
         runs.add(run);
         AttemptResult result;
         try {
-            result = run.leave(invoke(handler, job, context));
+            thread.start();
+            // The deadline watcher completes the future with TimedOut (and interrupts the handler) when it passes.
+            result = end.get();
+        } catch (InterruptedException e) {
+            // This orchestrating thread was interrupted (shutdown of the executor): the attempt is given back.
+            Thread.currentThread().interrupt();
+            end.complete(new AttemptResult.Abandoned());
+            thread.interrupt();
+            result = end.join();
+        } catch (ExecutionException e) {
+            throw new IllegalStateException("unreachable: invoke() never completes exceptionally", e);
         } finally {
             runs.remove(run);
-            // What interrupted the handler (its deadline, shutdown, or the handler itself) must not reach the
-            // outcome's writes on this thread.
-            Thread.interrupted();
         }
-        if (!run.claimed.compareAndSet(false, true)) {
-            // Cut off, and a rescuer is ending the attempt: carry on (release the slot) only once it is durable.
-            run.rescued.join();
-            return new Attempted(running, m, admitted, result, Map.of(), true);
+        if (result instanceof AttemptResult.Abandoned) {
+            thread.interrupt();
         }
-        metrics.handled(admitted.jobType(), resultTag(result), Duration.ofNanos(System.nanoTime() - run.t0));
-        return new Attempted(running, m, admitted, result, context.end(), false);
+        metrics.handled(admitted.jobType(), resultTag(result), Duration.ofNanos(System.nanoTime() - t0));
+        return new Attempted(running, m, admitted, result, thread, context.end());
     }
 
     private AttemptResult invoke(JobHandler handler, Job job, RecordedEffects context) {
@@ -274,11 +176,29 @@ public class AttemptStage {
         return new AttemptResult.Failed(f, new Signature(f.failureClass(), f.errorType(), Classifier.origin(t)));
     }
 
-    /** Shutdown: cuts off every attempt still running, to be given back (ABANDONED, uncounted); returns how many. */
+    /**
+     * After the outcome is durable: waits up to the stop grace for a handler that was cut off (deadline,
+     * shutdown) to stop. One that does not is stuck for good, and the worker reports itself not live.
+     */
+    void awaitStop(Attempted a) {
+        if (!a.handlerThread().isAlive()) {
+            return;
+        }
+        try {
+            if (!a.handlerThread().join(config.attempt().stopGrace())) {
+                health.stuck(a.running().record().jobId(), a.running().record().attempt());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    /** Shutdown: gives back every attempt still running; returns how many. */
     int abandonAll() {
         int n = 0;
         for (Run r : runs) {
-            if (cutOff(r, new AttemptResult.Abandoned())) {
+            if (r.end().complete(new AttemptResult.Abandoned())) {
+                r.thread().interrupt();
                 n++;
             }
         }

@@ -4,25 +4,21 @@ import jakarta.inject.Singleton;
 
 import java.time.Duration;
 import java.util.Optional;
-import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
  * Where a job runs inside this worker. Ordinary jobs share the worker; a suspect (its last attempt
  * crashed) runs alone: it waits until the jobs in flight finish, no new job starts beside it, and the
  * poller stops receiving while it waits or runs. If the worker dies then, the suspect killed it.
- * A fair semaphore used as a read/write lock gives exactly that: an ordinary job takes one permit, a
- * suspect takes them all, and a waiting suspect keeps new ordinary jobs out (the semaphore is fair). A
- * semaphore rather than a lock because a place may be given back by a thread other than the one that took
- * it: when a handler ignores its interrupt, the attempt is ended on another thread ({@link AttemptStage}).
+ * A fair read/write lock gives exactly that: shared holders are the ordinary jobs, the exclusive
+ * holder is the suspect, and a waiting suspect keeps new ordinary jobs out.
  */
 @Singleton
 public class IsolationLane {
-    /** More places than any worker runs jobs; a suspect takes every one. */
-    static final int PLACES = 1 << 20;
-    private final Semaphore places = new Semaphore(PLACES, true);
+    private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
     private final AtomicInteger suspects = new AtomicInteger();
     /** With room for one job at a time, every job runs alone, suspect or not. */
     private final boolean soloWorker;
@@ -34,13 +30,11 @@ public class IsolationLane {
     /** A place in the lane; close it when the job is done. */
     public final class Slot implements AutoCloseable {
         private final boolean alone;
-        /** Permits taken: one for an ordinary job, {@link #PLACES} for a suspect. */
-        private final int held;
+        private final Lock held;
         private final int othersInFlight;
         private final boolean waited;
-        private final AtomicBoolean closed = new AtomicBoolean();
 
-        private Slot(boolean alone, int held, int othersInFlight, boolean waited) {
+        private Slot(boolean alone, Lock held, int othersInFlight, boolean waited) {
             this.alone = alone;
             this.held = held;
             this.othersInFlight = othersInFlight;
@@ -62,14 +56,10 @@ public class IsolationLane {
             return othersInFlight;
         }
 
-        /** Gives the place back; once, from any thread (a second close does nothing). */
         @Override
         public void close() {
-            if (!closed.compareAndSet(false, true)) {
-                return;
-            }
-            places.release(held);
-            if (held == PLACES) {
+            held.unlock();
+            if (held == lock.writeLock()) {
                 suspects.decrementAndGet();
             }
         }
@@ -88,27 +78,27 @@ public class IsolationLane {
                 boolean got = false;
                 boolean waited = false;
                 try {
-                    // The timed tryAcquire honours the semaphore's fairness even with no wait (the untimed one barges).
-                    got = places.tryAcquire(PLACES, 0, TimeUnit.NANOSECONDS);
+                    // The timed tryLock honours the lock's fairness even with no wait (the untimed one barges).
+                    got = lock.writeLock().tryLock(0, TimeUnit.NANOSECONDS);
                     if (!got) {
                         waited = true;
-                        got = places.tryAcquire(PLACES, nanos, TimeUnit.NANOSECONDS);
+                        got = lock.writeLock().tryLock(nanos, TimeUnit.NANOSECONDS);
                     }
                 } finally {
                     if (!got) {
                         suspects.decrementAndGet();
                     }
                 }
-                return got ? Optional.of(new Slot(true, PLACES, 0, waited)) : Optional.empty();
+                return got ? Optional.of(new Slot(true, lock.writeLock(), 0, waited)) : Optional.empty();
             }
             boolean waited = false;
-            if (!places.tryAcquire(1, 0, TimeUnit.NANOSECONDS)) {
+            if (!lock.readLock().tryLock(0, TimeUnit.NANOSECONDS)) {
                 waited = true;
-                if (!places.tryAcquire(1, nanos, TimeUnit.NANOSECONDS)) {
+                if (!lock.readLock().tryLock(nanos, TimeUnit.NANOSECONDS)) {
                     return Optional.empty();
                 }
             }
-            return Optional.of(new Slot(soloWorker, 1, Math.max(0, PLACES - places.availablePermits() - 1), waited));
+            return Optional.of(new Slot(soloWorker, lock.readLock(), Math.max(0, lock.getReadLockCount() - 1), waited));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();

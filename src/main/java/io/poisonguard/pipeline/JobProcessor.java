@@ -22,25 +22,15 @@ public class JobProcessor {
         this.outcomes = outcomes;
     }
 
-    /**
-     * Processes {@code m}. {@code releaseSlot} gives the message's working slot to the next job; the caller
-     * calls it after this returns too, so it must act once. It is called early only for an attempt whose
-     * handler is stuck (ignores its interrupt): the attempt was ended without it, and its thread may never return.
-     */
-    public void process(InboundMessage m, Runnable releaseSlot) {
+    public void process(InboundMessage m) {
         Optional<IntakeStage.Ticket> ticket = intake.admit(m);
         if (ticket.isEmpty()) {
             return;
         }
         try (IntakeStage.Ticket t = ticket.get()) {
-            AttemptStage.Attempted attempted = attempts.run(t.started(), m, t.admitted(),
-                    new AttemptStage.Ending(outcomes::settle, () -> {
-                        t.close();
-                        releaseSlot.run();
-                    }));
-            if (!attempted.settled()) {
-                outcomes.settle(attempted);
-            }
+            AttemptStage.Attempted attempted = attempts.run(t.started(), m, t.admitted());
+            outcomes.settle(attempted);
+            attempts.awaitStop(attempted);
         }
     }
 

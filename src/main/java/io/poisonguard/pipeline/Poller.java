@@ -12,7 +12,6 @@ import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Semaphore;
 import java.util.concurrent.TimeUnit;
-import java.util.concurrent.atomic.AtomicBoolean;
 
 /**
  * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
@@ -190,15 +189,6 @@ public class Poller {
      */
     private void work(InboundMessage m, long startBy) {
         boolean turn = false;
-        // Gives the message's slots back, once: here when it is done, or earlier for a stuck handler (JobProcessor).
-        AtomicBoolean released = new AtomicBoolean();
-        Runnable release = () -> {
-            if (released.compareAndSet(false, true)) {
-                working.release();
-                metrics.inFlight().decrementAndGet();
-                slots.release();
-            }
-        };
         try {
             // Zero wait, not tryAcquire(): the timed form keeps the fair order, so a message just received does not
             // take a freed slot ahead of reserved ones already waiting for it.
@@ -222,7 +212,7 @@ public class Poller {
                 release(m);
                 return;
             }
-            processor.process(m, release);
+            processor.process(m);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             release(m);
@@ -231,11 +221,10 @@ public class Poller {
                     e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
         } finally {
             if (turn) {
-                release.run();
-            } else {
-                metrics.inFlight().decrementAndGet();
-                slots.release();
+                working.release();
             }
+            metrics.inFlight().decrementAndGet();
+            slots.release();
         }
     }
 

@@ -49,9 +49,6 @@ class WorkerFaultsTest extends FlowTest {
     @Inject
     ScriptedHandler handler;
 
-    @Inject
-    io.poisonguard.observability.Metrics metrics;
-
     private void send(String jobId, String script) {
         new Queues(sqs, names).send(script, ScriptedHandler.attributes(jobId));
     }
@@ -110,9 +107,6 @@ class WorkerFaultsTest extends FlowTest {
                 .map(r -> r.failuresOf(FailureClass.TIMEOUT) >= 1).orElse(false));
         await().atMost(Duration.ofSeconds(10)).until(() -> management().get("/q/health/live").then().extract().asString().contains("stuck-1"));
         management().get("/q/health/live").then().statusCode(503);
-        // The stuck handler's thread is still in it, but its attempt was ended without it and its working slot
-        // given to other jobs: fewer messages in flight than handlers running.
-        await().atMost(Duration.ofSeconds(5)).until(() -> metrics.inFlight().get() < handler.running());
         // Once the handler lets go, the job's next attempt runs to completion; the timeout stays counted.
         handler.releaseStuck();
         await().atMost(Duration.ofSeconds(40)).until(() -> state("stuck-1") == JobState.SUCCEEDED);

@@ -99,7 +99,7 @@ class PollerPrefetchTest {
     static JobProcessor processor(java.util.function.Consumer<InboundMessage> onMessage) {
         return new JobProcessor(null, null, null) {
             @Override
-            public void process(InboundMessage m, Runnable releaseSlot) {
+            public void process(InboundMessage m) {
                 onMessage.accept(m);
             }
         };
