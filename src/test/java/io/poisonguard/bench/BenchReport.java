@@ -70,6 +70,7 @@ final class BenchReport {
                     .map(op -> op + "=" + fmt(mid.requests().get(op) / (double) mid.messages())).collect(Collectors.joining(" "));
             b.append(String.format("  %-34s %s%n", e.getKey(), ops));
         }
+        b.append(rounds(groups));
         b.append("\nRates are messages over the first-to-last notice span. ");
         if (inProcessBaselines) {
             b.append("Baselines ran as threads inside the bench JVM (-Dbench.in-process-baselines=true):\n")
@@ -132,6 +133,35 @@ final class BenchReport {
                 + " vs idempotent-naive " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("idempotent-naive@"))
                 .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "));
         b.append('\n').append(verdict).append('\n');
+        return b.toString();
+    }
+
+    /**
+     * Each run's rate in the order it ran, and poison-guard's ratio to naive within each round: the medians above
+     * hide how far apart two runs of the same consumer were, and on a shared machine a phase that slows one round
+     * slows every consumer in it, so a ratio taken inside one round is steadier than a ratio of medians.
+     */
+    static String rounds(Map<String, List<BenchIT.Result>> groups) {
+        if (groups.values().stream().allMatch(rs -> rs.size() < 2)) {
+            return "";
+        }
+        StringBuilder b = new StringBuilder("\nEach run (msgs/s, round by round):\n");
+        groups.forEach((k, rs) -> b.append(String.format("  %-34s %s%n", k,
+                rs.stream().map(r -> fmt(r.rate())).collect(Collectors.joining(", ")))));
+        groups.forEach((k, rs) -> {
+            if (!rs.get(0).consumer().equals("poison-guard")) {
+                return;
+            }
+            List<BenchIT.Result> naive = groups.get("naive@" + rs.get(0).concurrency());
+            if (naive == null || naive.size() != rs.size()) {
+                return;
+            }
+            List<String> paired = new ArrayList<>();
+            for (int i = 0; i < rs.size(); i++) {
+                paired.add(fmt(rs.get(i).rate() / naive.get(i).rate()));
+            }
+            b.append(String.format("  %-34s %s%n", "poison-guard/naive in each round @" + rs.get(0).concurrency(), String.join(", ", paired)));
+        });
         return b.toString();
     }
 }

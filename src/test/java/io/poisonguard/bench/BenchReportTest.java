@@ -1,0 +1,37 @@
+package io.poisonguard.bench;
+
+import org.junit.jupiter.api.Test;
+
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The benchmark's report: the verdict on medians, and each run and each round's ratio beside it. */
+class BenchReportTest {
+    private static BenchIT.Result run(String consumer, int concurrency, double rate) {
+        int messages = 1000;
+        return new BenchIT.Result(consumer, concurrency, messages, messages / rate, Map.of("DynamoDb.PutItem", 2L * messages,
+                "Sqs.ReceiveMessage", (long) messages / 8), 1.0, 0.1, 0.5, 0.5, 10, 20);
+    }
+
+    @Test
+    void eachRoundsRatioIsTakenWithinTheRoundAndEveryRunIsListedInOrder() {
+        // Round 1 on a fast phase of the machine, round 2 on a slow one: every consumer moves together.
+        String report = BenchReport.render(List.of(
+                run("naive", 8, 2000), run("poison-guard", 8, 1000),
+                run("poison-guard", 8, 400), run("naive", 8, 1000)), 1000, 1000, 2, false);
+
+        assertTrue(report.matches("(?s).*poison-guard/naive in each round @8\\s+0\\.50, 0\\.40\n.*"), report);
+        assertTrue(report.matches("(?s).*\\n  naive@8\\s+2000, 1000\n.*"), report);
+        assertTrue(report.matches("(?s).*\\n  poison-guard@8\\s+1000, 400\n.*"), report);
+        // The verdict stays on the medians: 700 against 1500 is 0.47.
+        assertTrue(report.contains("VERDICT: PASS"), report);
+    }
+
+    @Test
+    void oneRoundListsNoRoundsSection() {
+        String report = BenchReport.render(List.of(run("naive", 8, 2000), run("poison-guard", 8, 1000)), 1000, 1000, 1, false);
+        org.junit.jupiter.api.Assertions.assertFalse(report.contains("Each run"), report);
+    }
+}
