@@ -2,18 +2,22 @@
 # The cost benchmark: on one pair of local emulators, the same preloaded backlog of permit-report jobs is
 # consumed by a naive consumer (receive, handle, notice, batch delete), an idempotent-naive one (plus a
 # conditional put before and an update after, what an idempotency library costs) and poison-guard (its
-# packaged jar), each a fresh JVM of its own that first drains an unmeasured warm-up backlog, at each
-# concurrency, interleaved round by round (every other round in reverse order); then poison-guard with 1% poison.
+# packaged jar), each a fresh JVM of its own that first drains an unmeasured warm-up backlog (at least --warmup jobs,
+# then 3000 more at a time until its JIT compiler used under 10% of its CPU over the last 3000, at most
+# --warmup-max), at each concurrency, interleaved round by round (every other round in reverse order); then
+# poison-guard with 1% poison.
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
 # operation), CPU ms per message, p50/p99 send-to-notice latency, and one verdict line.
 #
-#   scripts/bench.sh                                        # 8000 jobs after 15000 warm-up, concurrency 8 and 32, 2 rounds (about 15 min)
-#   scripts/bench.sh --jobs 2000 --warmup 3000 --rounds 1   # quicker, JIT still busy
+#   scripts/bench.sh                                        # 8000 jobs after a settled warm-up, concurrency 8 and 32, 2 rounds (about 20 min)
+#   scripts/bench.sh --jobs 2000 --warmup 3000 --warmup-max 3000 --rounds 1   # quicker, JIT still busy
 set -euo pipefail
 cd "$(dirname "$0")/.."
 
 jobs="${BENCH_JOBS:-8000}"
 warmup="${BENCH_WARMUP:-15000}"
+warmup_max="${BENCH_WARMUP_MAX:-45000}"
+settle_jit="${BENCH_SETTLE_JIT:-0.10}"
 rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
 poison="${BENCH_POISON_PERCENT:-1}"
@@ -25,6 +29,8 @@ while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs="$2"; shift 2 ;;
     --warmup) warmup="$2"; shift 2 ;;
+    --warmup-max) warmup_max="$2"; shift 2 ;;
+    --settle-jit) settle_jit="$2"; shift 2 ;;
     --rounds) rounds="$2"; shift 2 ;;
     --concurrency) concurrency="$2"; shift 2 ;;
     --poison-percent) poison="$2"; shift 2 ;;
@@ -32,13 +38,13 @@ while [ $# -gt 0 ]; do
     --consumers) consumers="$2"; shift 2 ;;
     --service-options) service_options="$2"; shift 2 ;;
     --compare-options) compare_options="$2"; shift 2 ;;
-    -h|--help) sed -n '2,11p' "$0"; echo "options: --jobs N --warmup N (jobs drained before measuring, default 15000) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round)"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 45000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over the last 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
 
 . scripts/lib/report-it.sh
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
-run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
+run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.warmup-max="$warmup_max" -Dbench.settle-jit="$settle_jit" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
   -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr" \
   -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options"

@@ -60,7 +60,7 @@ class BenchIT {
      * compiler threads'), dynalite's, and this JVM's ({@code sqsEmulatorCpuMs}: ElasticMQ, plus the bench's own polling).
      */
     record Result(String consumer, int concurrency, int messages, double seconds, Map<String, Long> requests, double cpuMs,
-                  double jitShare, double dynamoEmulatorCpuMs, double sqsEmulatorCpuMs, long p50, long p99) {
+                  double jitShare, double dynamoEmulatorCpuMs, double sqsEmulatorCpuMs, long p50, long p99, int warmedUp) {
         double rate() {
             return messages / seconds;
         }
@@ -97,8 +97,8 @@ class BenchIT {
             // The emulators are warmed once, unmeasured, so the first consumer measured does not pay for their warm-up.
             int top0 = concurrencies.get(concurrencies.size() - 1);
             int emulatorWarmup = Math.min(3000, Math.max(warmup, 1000));
-            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, true);
-            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, false);
+            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, 0, true);
+            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, 0, false);
             for (int round = 1; round <= rounds; round++) {
                 for (int c : concurrencies) {
                     List<java.util.concurrent.Callable<Result>> runs = new ArrayList<>();
@@ -150,51 +150,142 @@ class BenchIT {
                 .overrideConfiguration(o -> o.addExecutionInterceptor(new AwsRequestCounter())).build();
     }
 
-    /**
-     * A fresh prefix with its queues, and the backlog sent: {@code warmup} healthy jobs first, then the
-     * measured {@code jobs}; job id to send time (ms).
-     */
-    private static Map<String, Long> preload(SqsClient sqs, Names names, int warmup, int jobs, double poisonPercent) {
+    /** A fresh prefix with its queues, and a backlog of {@code jobs} sent to it. */
+    private static Backlog preload(SqsClient sqs, Names names, int jobs, double poisonPercent) {
         new QueueBootstrap(sqs, names).ensureQueues(Duration.ofDays(4), Duration.ofSeconds(30), 100);
-        String url = sqs.getQueueUrl(b -> b.queueName(names.jobsQueue())).queueUrl();
-        int everyPoison = poisonPercent <= 0 ? Integer.MAX_VALUE : (int) Math.round(100 / poisonPercent);
-        Map<String, Long> sent = new HashMap<>();
-        for (int i = 0; i < warmup; i += 10) {
-            List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
-            for (int n = i; n < Math.min(warmup, i + 10); n++) {
-                batch.add(SendMessageBatchRequestEntry.builder().id("w" + n).messageBody(Queues.permitV3("W-" + n))
-                        .messageAttributes(Queues.sdk(Queues.permitAttributes("warm-" + n, "tenant-bench", 3))).build());
-                sent.put("warm-" + n, System.currentTimeMillis());
-            }
-            sqs.sendMessageBatch(b -> b.queueUrl(url).entries(batch));
+        Backlog backlog = new Backlog(sqs, sqs.getQueueUrl(b -> b.queueName(names.jobsQueue())).queueUrl(), poisonPercent);
+        backlog.add(jobs);
+        return backlog;
+    }
+
+    /**
+     * The jobs of one run and when each was sent. Every job is alike but for the poison ones (one in
+     * {@code 100 / poisonPercent}, spread evenly), so the jobs a longer warm-up adds behind the backlog ({@link #warmUp})
+     * are the same work as those it lets through first.
+     */
+    static final class Backlog {
+        private final SqsClient sqs;
+        private final String url;
+        private final int everyPoison;
+        final Map<String, Long> sent = new HashMap<>();
+        private int poison;
+
+        Backlog(SqsClient sqs, String url, double poisonPercent) {
+            this.sqs = sqs;
+            this.url = url;
+            this.everyPoison = poisonPercent <= 0 ? Integer.MAX_VALUE : (int) Math.round(100 / poisonPercent);
         }
-        for (int i = 0; i < jobs; i += 10) {
-            List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
-            for (int n = i; n < Math.min(jobs, i + 10); n++) {
-                String id = "job-" + n;
-                boolean bad = n % everyPoison == everyPoison - 1;
-                batch.add(SendMessageBatchRequestEntry.builder().id("e" + n)
-                        .messageBody(bad ? Queues.permitV1("P-" + n) : Queues.permitV3("P-" + n))
-                        .messageAttributes(Queues.sdk(Queues.permitAttributes(id, "tenant-bench", bad ? 1 : 3))).build());
-                sent.put(id, System.currentTimeMillis());
+
+        /** Sends {@code jobs} more, several batches at a time, so a consumer draining the backlog meanwhile is not left waiting for them. */
+        void add(int jobs) {
+            int from = sent.size();
+            List<List<SendMessageBatchRequestEntry>> batches = new ArrayList<>();
+            for (int i = from; i < from + jobs; i += 10) {
+                List<SendMessageBatchRequestEntry> batch = new ArrayList<>();
+                for (int n = i; n < Math.min(from + jobs, i + 10); n++) {
+                    String id = "job-" + n;
+                    boolean bad = n % everyPoison == everyPoison - 1;
+                    poison += bad ? 1 : 0;
+                    batch.add(SendMessageBatchRequestEntry.builder().id("e" + n)
+                            .messageBody(bad ? Queues.permitV1("P-" + n) : Queues.permitV3("P-" + n))
+                            .messageAttributes(Queues.sdk(Queues.permitAttributes(id, "tenant-bench", bad ? 1 : 3))).build());
+                    sent.put(id, System.currentTimeMillis());
+                }
+                batches.add(batch);
             }
-            sqs.sendMessageBatch(b -> b.queueUrl(url).entries(batch));
+            try (java.util.concurrent.ExecutorService senders = java.util.concurrent.Executors.newFixedThreadPool(8)) {
+                List<java.util.concurrent.Future<?>> sends = new ArrayList<>();
+                for (List<SendMessageBatchRequestEntry> batch : batches) {
+                    sends.add(senders.submit(() -> sqs.sendMessageBatch(b -> b.queueUrl(url).entries(batch))));
+                }
+                for (java.util.concurrent.Future<?> f : sends) {
+                    f.get();
+                }
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+                throw new IllegalStateException("interrupted while sending the backlog", e);
+            } catch (java.util.concurrent.ExecutionException e) {
+                throw new IllegalStateException("sending the backlog failed", e.getCause());
+            }
         }
-        return sent;
+
+        /** Notices expected once the first {@code jobs} sent are done (poison ones send none). */
+        int notices(int jobs) {
+            return jobs - (everyPoison == Integer.MAX_VALUE ? 0 : (jobs + 1) / everyPoison);
+        }
+
+        int healthy() {
+            return sent.size() - poison;
+        }
+
+        int poison() {
+            return poison;
+        }
+    }
+
+    /** How a consumer was warmed: jobs drained before its window, and its JIT's share of its CPU over the last step. */
+    record Warmed(int jobs, double jitShare) {
+    }
+
+    /** Jobs a warm-up is extended by at a time, and over which its JIT's share is measured. */
+    static final int SETTLE_STEP = Integer.getInteger("bench.settle-step", 3000);
+    /** A consumer whose JIT compiler threads used less than this share of its CPU over the last step has settled. */
+    static final double SETTLE_JIT = Double.parseDouble(System.getProperty("bench.settle-jit", "0.10"));
+    /** The longest warm-up, settled or not. */
+    static final int WARMUP_MAX = Integer.getInteger("bench.warmup-max", 45000);
+
+    /**
+     * Drains at least {@code warmup} jobs, then {@link #SETTLE_STEP} more at a time (each added behind the backlog, so the
+     * window still starts on a full one) until the consumer's JIT compiler threads used under {@link #SETTLE_JIT} of its
+     * CPU over the last step, or {@code max} jobs. A fixed count measures each consumer at a different point of its
+     * compiling: the larger the code path, the more of the window goes to the compiler.
+     */
+    private static Warmed warmUp(SqsClient sqs, String noticesUrl, Backlog backlog, long pid, int warmup, int max) throws InterruptedException {
+        int step = Math.min(SETTLE_STEP, warmup);
+        // Each step is added behind the backlog when the last one is done: the backlog left (the window's jobs) must
+        // outlast sending it, or the consumer would sit idle and the step measure its compiler alone.
+        int window = backlog.sent.size() - warmup;
+        if (step <= 0 || max <= warmup || window < 2 * step) {
+            awaitNotices(sqs, noticesUrl, backlog.notices(warmup), Duration.ofMinutes(10));
+            return new Warmed(warmup, Double.NaN);
+        }
+        awaitNotices(sqs, noticesUrl, backlog.notices(warmup - step), Duration.ofMinutes(10));
+        double compiler = compilerMs(pid);
+        double cpu = cpuMs(pid);
+        int done = warmup;
+        while (true) {
+            awaitNotices(sqs, noticesUrl, backlog.notices(done), Duration.ofMinutes(10));
+            double compilerNow = compilerMs(pid);
+            double cpuNow = cpuMs(pid);
+            double share = (compilerNow - compiler) / Math.max(1, cpuNow - cpu);
+            System.out.printf(Locale.ROOT, "[bench] warm-up: %d jobs, the JIT %.0f%% of the consumer's CPU over the last %d%n", done, share * 100, step);
+            if (Double.isNaN(share) || share < SETTLE_JIT || done + step > max) {
+                return new Warmed(done, share);
+            }
+            backlog.add(step);
+            compiler = compilerNow;
+            cpu = cpuNow;
+            done += step;
+        }
     }
 
     private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo, String name,
                                    int concurrency, int jobs, int warmup, boolean idempotent) throws Exception {
+        return runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, name, concurrency, jobs, warmup, WARMUP_MAX, idempotent);
+    }
+
+    private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo, String name,
+                                   int concurrency, int jobs, int warmup, int maxWarmup, boolean idempotent) throws Exception {
         Names names = new Names("bn" + UUID.randomUUID().toString().substring(0, 8));
         try {
-            return runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, names, name, concurrency, jobs, warmup, idempotent);
+            return runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, names, name, concurrency, jobs, warmup, maxWarmup, idempotent);
         } finally {
             discard(sqs, dynamo, names);
         }
     }
 
     private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo,
-                                   Names names, String name, int concurrency, int jobs, int warmup, boolean idempotent) throws Exception {
+                                   Names names, String name, int concurrency, int jobs, int warmup, int maxWarmup, boolean idempotent) throws Exception {
         String table = null;
         if (idempotent) {
             table = names.prefix() + "-idempotency";
@@ -204,20 +295,21 @@ class BenchIT {
                     .attributeDefinitions(AttributeDefinition.builder().attributeName("jobId").attributeType(ScalarAttributeType.S).build()));
             dynamo.waiter().waitUntilTableExists(b -> b.tableName(t));
         }
-        Map<String, Long> sent = preload(sqs, names, warmup, jobs, 0);
+        Backlog backlog = preload(sqs, names, warmup + jobs, 0);
+        Map<String, Long> sent = backlog.sent;
         String jobsUrl = sqs.getQueueUrl(b -> b.queueName(names.jobsQueue())).queueUrl();
         String noticesUrl = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
         if (!Boolean.getBoolean("bench.in-process-baselines")) {
             // Like poison-guard, the baseline is a fresh JVM of its own (same heap, same warm-up backlog), and its CPU is
             // the whole process's: neither side is measured on a JVM the other has warmed.
             try (BaselineProcess p = BaselineProcess.start(emulators, jobsUrl, noticesUrl, table, concurrency, name)) {
-                awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
+                Warmed warmed = warmUp(sqs, noticesUrl, backlog, p.pid(), warmup, maxWarmup);
                 long from = System.currentTimeMillis();
                 Map<String, Long> before = p.counts();
                 CpuWindow cpu = CpuWindow.open(p.pid(), emulators.dynalitePid());
-                awaitNotices(sqs, noticesUrl, warmup + jobs, Duration.ofMinutes(10));
+                awaitNotices(sqs, noticesUrl, backlog.healthy(), Duration.ofMinutes(10));
                 Map<String, Long> requests = delta(before, p.counts());
-                return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu.close(), from);
+                return measured(name, concurrency, sqs, noticesUrl, sent, requests, cpu.close(), from, warmed);
             }
         }
         // -Dbench.in-process-baselines=true: the earlier method, the baseline's threads inside this (long-warmed) JVM.
@@ -235,7 +327,8 @@ class BenchIT {
         double emulator = cpuMs(emulators.dynalitePid()) - emulator0;
         consumer.stop(threads);
         // The consumer's threads share this JVM with ElasticMQ: neither its JIT nor the SQS emulator's CPU can be told apart.
-        return measured(name, concurrency, sqs, noticesUrl, sent, requests, new CpuSpent(cpu / 1e6, Double.NaN, emulator, Double.NaN), from);
+        return measured(name, concurrency, sqs, noticesUrl, sent, requests, new CpuSpent(cpu / 1e6, Double.NaN, emulator, Double.NaN), from,
+                new Warmed(warmup, Double.NaN));
     }
 
     /** {@code key=value,key=value} from a system property, in order. */
@@ -276,8 +369,7 @@ class BenchIT {
 
     private static Result runService(Emulators emulators, SqsClient sqs, Names names, String name, int concurrency, int jobs, int warmup,
                                      double poisonPercent, Map<String, String> settings) throws Exception {
-        Map<String, Long> sent = preload(sqs, names, warmup, jobs, poisonPercent);
-        int poisonJobs = (int) sent.keySet().stream().filter(id -> isPoison(id, jobs, poisonPercent)).count();
+        Backlog backlog = preload(sqs, names, warmup + jobs, poisonPercent);
         Map<String, String> o = new HashMap<>();
         o.put("poison-guard.prefix", names.prefix());
         o.put("poison-guard.consumer.concurrency", Integer.toString(concurrency));
@@ -313,28 +405,19 @@ class BenchIT {
             }
             // The window starts once the warm-up backlog is done: boot and warm-up are not counted.
             int port = service.managementPort();
-            awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
+            Warmed warmed = warmUp(sqs, noticesUrl, backlog, service.pid(), warmup, WARMUP_MAX);
             long from = System.currentTimeMillis();
             Map<String, Long> before = scrape(port);
             CpuWindow cpu = CpuWindow.open(service.pid(), emulators.dynalitePid());
-            awaitNotices(sqs, noticesUrl, warmup + jobs - poisonJobs, Duration.ofMinutes(10));
+            awaitNotices(sqs, noticesUrl, backlog.healthy(), Duration.ofMinutes(10));
             String dlq = sqs.getQueueUrl(b -> b.queueName(names.deadLetterQueue())).queueUrl();
-            awaitDepth(sqs, dlq, poisonJobs, Duration.ofMinutes(2));
+            awaitDepth(sqs, dlq, backlog.poison(), Duration.ofMinutes(2));
             CpuSpent spent = cpu.close();
             Map<String, Long> requests = delta(before, scrape(port));
-            return measured(name, concurrency, sqs, noticesUrl, sent, requests, spent, from);
+            return measured(name, concurrency, sqs, noticesUrl, backlog.sent, requests, spent, from, warmed);
         } finally {
             service.stop();
         }
-    }
-
-    private static boolean isPoison(String id, int jobs, double poisonPercent) {
-        int everyPoison = poisonPercent <= 0 ? Integer.MAX_VALUE : (int) Math.round(100 / poisonPercent);
-        if (!id.startsWith("job-")) {
-            return false;
-        }
-        int n = Integer.parseInt(id.substring("job-".length()));
-        return n % everyPoison == everyPoison - 1;
     }
 
     /**
@@ -343,7 +426,7 @@ class BenchIT {
      * minus the job's send time.
      */
     private static Result measured(String name, int concurrency, SqsClient sqs, String noticesUrl, Map<String, Long> sent,
-                                   Map<String, Long> requests, CpuSpent cpu, long from) {
+                                   Map<String, Long> requests, CpuSpent cpu, long from, Warmed warmed) {
         List<long[]> notices = new ArrayList<>();
         while (true) {
             List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(noticesUrl).maxNumberOfMessages(10).waitTimeSeconds(0)
@@ -362,7 +445,8 @@ class BenchIT {
         List<Long> latencies = window.stream().map(n -> n[1]).sorted().toList();
         return new Result(name, concurrency, window.size(), seconds, requests, cpu.consumerMs() / window.size(),
                 cpu.consumerMs() > 0 ? cpu.compilerMs() / cpu.consumerMs() : Double.NaN, cpu.dynaliteMs() / window.size(), cpu.benchMs() / window.size(),
-                latencies.get(latencies.size() / 2), latencies.get((int) Math.min(latencies.size() - 1, Math.ceil(latencies.size() * 0.99) - 1)));
+                latencies.get(latencies.size() / 2), latencies.get((int) Math.min(latencies.size() - 1, Math.ceil(latencies.size() * 0.99) - 1)),
+                warmed.jobs());
     }
 
     private static void awaitNotices(SqsClient sqs, String url, int n, Duration max) throws InterruptedException {

@@ -32,8 +32,10 @@ final class BenchReport {
             }
         });
         StringBuilder b = new StringBuilder();
-        b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, measured after a warm-up of ")
-                .append(warmup).append(" jobs, ").append(rounds)
+        b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, measured after a warm-up of at least ")
+                .append(warmup).append(" jobs (extended ").append(BenchIT.SETTLE_STEP).append(" at a time, up to ").append(BenchIT.WARMUP_MAX)
+                .append(", until the consumer's JIT used under ").append(Math.round(BenchIT.SETTLE_JIT * 100)).append("% of its CPU over the last ")
+                .append(BenchIT.SETTLE_STEP).append("), ").append(rounds)
                 .append(" interleaved rounds (every other one in reverse order), medians; requests counted on the wire\n\n");
         String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %6s %9s %9s %8s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
                 "SQS req/m", "DDB req/m", "CPU ms/m", "JIT %", "DDBemu ms", "SQSemu ms", "rig ms/m", "p50 ms", "p99 ms");
@@ -142,10 +144,13 @@ final class BenchReport {
      * slows every consumer in it, so a ratio taken inside one round is steadier than a ratio of medians.
      */
     static String rounds(Map<String, List<BenchIT.Result>> groups) {
+        StringBuilder b = new StringBuilder("\nWarm-up drained before each window (jobs, round by round):\n");
+        groups.forEach((k, rs) -> b.append(String.format("  %-34s %s%n", k,
+                rs.stream().map(r -> Integer.toString(r.warmedUp())).collect(Collectors.joining(", ")))));
         if (groups.values().stream().allMatch(rs -> rs.size() < 2)) {
-            return "";
+            return b.toString();
         }
-        StringBuilder b = new StringBuilder("\nEach run (msgs/s, round by round):\n");
+        b.append("\nEach run (msgs/s, round by round):\n");
         groups.forEach((k, rs) -> b.append(String.format("  %-34s %s%n", k,
                 rs.stream().map(r -> fmt(r.rate())).collect(Collectors.joining(", ")))));
         groups.forEach((k, rs) -> {

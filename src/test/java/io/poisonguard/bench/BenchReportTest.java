@@ -12,7 +12,7 @@ class BenchReportTest {
     private static BenchIT.Result run(String consumer, int concurrency, double rate) {
         int messages = 1000;
         return new BenchIT.Result(consumer, concurrency, messages, messages / rate, Map.of("DynamoDb.PutItem", 2L * messages,
-                "Sqs.ReceiveMessage", (long) messages / 8), 1.0, 0.1, 0.5, 0.5, 10, 20);
+                "Sqs.ReceiveMessage", (long) messages / 8), 1.0, 0.1, 0.5, 0.5, 10, 20, consumer.equals("naive") ? 15000 : 21000);
     }
 
     @Test
@@ -27,11 +27,14 @@ class BenchReportTest {
         assertTrue(report.matches("(?s).*\\n  poison-guard@8\\s+1000, 400\n.*"), report);
         // The verdict stays on the medians: 700 against 1500 is 0.47.
         assertTrue(report.contains("VERDICT: PASS"), report);
+        // How long each run was warmed before its window (a consumer's warm-up lasts until its JIT has settled).
+        assertTrue(report.matches("(?s).*Warm-up drained before each window.*\n  poison-guard@8\\s+21000, 21000\n.*"), report);
     }
 
     @Test
     void oneRoundListsNoRoundsSection() {
         String report = BenchReport.render(List.of(run("naive", 8, 2000), run("poison-guard", 8, 1000)), 1000, 1000, 1, false);
         org.junit.jupiter.api.Assertions.assertFalse(report.contains("Each run"), report);
+        assertTrue(report.matches("(?s).*\n  naive@8\\s+15000\n.*"), report);
     }
 }
