@@ -211,7 +211,7 @@ class BenchIT {
 
         /** Notices expected once the first {@code jobs} sent are done (poison ones send none). */
         int notices(int jobs) {
-            return jobs - (everyPoison == Integer.MAX_VALUE ? 0 : (jobs + 1) / everyPoison);
+            return jobs - (everyPoison == Integer.MAX_VALUE ? 0 : jobs / everyPoison);
         }
 
         int healthy() {
