@@ -168,7 +168,6 @@ class BenchIT {
         private final String url;
         private final int everyPoison;
         final Map<String, Long> sent = new HashMap<>();
-        private int poison;
 
         Backlog(SqsClient sqs, String url, double poisonPercent) {
             this.sqs = sqs;
@@ -185,7 +184,6 @@ class BenchIT {
                 for (int n = i; n < Math.min(from + jobs, i + 10); n++) {
                     String id = "job-" + n;
                     boolean bad = n % everyPoison == everyPoison - 1;
-                    poison += bad ? 1 : 0;
                     batch.add(SendMessageBatchRequestEntry.builder().id("e" + n)
                             .messageBody(bad ? Queues.permitV1("P-" + n) : Queues.permitV3("P-" + n))
                             .messageAttributes(Queues.sdk(Queues.permitAttributes(id, "tenant-bench", bad ? 1 : 3))).build());
@@ -209,22 +207,23 @@ class BenchIT {
             }
         }
 
+        /** Poison jobs among the first {@code jobs} sent. */
+        private int poisonAmong(int jobs) {
+            return everyPoison == Integer.MAX_VALUE ? 0 : jobs / everyPoison;
+        }
+
         /** Notices expected once the first {@code jobs} sent are done (poison ones send none). */
         int notices(int jobs) {
-            return jobs - (everyPoison == Integer.MAX_VALUE ? 0 : jobs / everyPoison);
+            return jobs - poisonAmong(jobs);
         }
 
         int healthy() {
-            return sent.size() - poison;
+            return notices(sent.size());
         }
 
         int poison() {
-            return poison;
+            return poisonAmong(sent.size());
         }
-    }
-
-    /** How a consumer was warmed: jobs drained before its window, and its JIT's share of its CPU over the last step. */
-    record Warmed(int jobs, double jitShare) {
     }
 
     /** Jobs a warm-up is extended by at a time, and over which its JIT's share is measured. */
@@ -238,16 +237,16 @@ class BenchIT {
      * Drains at least {@code warmup} jobs, then {@link #SETTLE_STEP} more at a time (each added behind the backlog, so the
      * window still starts on a full one) until the consumer's JIT compiler threads used under {@link #SETTLE_JIT} of its
      * CPU over the last step, or {@code max} jobs. A fixed count measures each consumer at a different point of its
-     * compiling: the larger the code path, the more of the window goes to the compiler.
+     * compiling: the larger the code path, the more of the window goes to the compiler. Returns the jobs drained.
      */
-    private static Warmed warmUp(SqsClient sqs, String noticesUrl, Backlog backlog, long pid, int warmup, int max) throws InterruptedException {
+    private static int warmUp(SqsClient sqs, String noticesUrl, Backlog backlog, long pid, int warmup, int max) throws InterruptedException {
         int step = Math.min(SETTLE_STEP, warmup);
         // Each step is added behind the backlog when the last one is done: the backlog left (the window's jobs) must
         // outlast sending it, or the consumer would sit idle and the step measure its compiler alone.
         int window = backlog.sent.size() - warmup;
         if (step <= 0 || max <= warmup || window < 2 * step) {
             awaitNotices(sqs, noticesUrl, backlog.notices(warmup), Duration.ofMinutes(10));
-            return new Warmed(warmup, Double.NaN);
+            return warmup;
         }
         awaitNotices(sqs, noticesUrl, backlog.notices(warmup - step), Duration.ofMinutes(10));
         double compiler = compilerMs(pid);
@@ -260,7 +259,7 @@ class BenchIT {
             double share = (compilerNow - compiler) / Math.max(1, cpuNow - cpu);
             System.out.printf(Locale.ROOT, "[bench] warm-up: %d jobs, the JIT %.0f%% of the consumer's CPU over the last %d%n", done, share * 100, step);
             if (Double.isNaN(share) || share < SETTLE_JIT || done + step > max) {
-                return new Warmed(done, share);
+                return done;
             }
             backlog.add(step);
             compiler = compilerNow;
@@ -303,7 +302,7 @@ class BenchIT {
             // Like poison-guard, the baseline is a fresh JVM of its own (same heap, same warm-up backlog), and its CPU is
             // the whole process's: neither side is measured on a JVM the other has warmed.
             try (BaselineProcess p = BaselineProcess.start(emulators, jobsUrl, noticesUrl, table, concurrency, name)) {
-                Warmed warmed = warmUp(sqs, noticesUrl, backlog, p.pid(), warmup, maxWarmup);
+                int warmed = warmUp(sqs, noticesUrl, backlog, p.pid(), warmup, maxWarmup);
                 long from = System.currentTimeMillis();
                 Map<String, Long> before = p.counts();
                 CpuWindow cpu = CpuWindow.open(p.pid(), emulators.dynalitePid());
@@ -328,7 +327,7 @@ class BenchIT {
         consumer.stop(threads);
         // The consumer's threads share this JVM with ElasticMQ: neither its JIT nor the SQS emulator's CPU can be told apart.
         return measured(name, concurrency, sqs, noticesUrl, sent, requests, new CpuSpent(cpu / 1e6, Double.NaN, emulator, Double.NaN), from,
-                new Warmed(warmup, Double.NaN));
+                warmup);
     }
 
     /** {@code key=value,key=value} from a system property, in order. */
@@ -405,7 +404,7 @@ class BenchIT {
             }
             // The window starts once the warm-up backlog is done: boot and warm-up are not counted.
             int port = service.managementPort();
-            Warmed warmed = warmUp(sqs, noticesUrl, backlog, service.pid(), warmup, WARMUP_MAX);
+            int warmed = warmUp(sqs, noticesUrl, backlog, service.pid(), warmup, WARMUP_MAX);
             long from = System.currentTimeMillis();
             Map<String, Long> before = scrape(port);
             CpuWindow cpu = CpuWindow.open(service.pid(), emulators.dynalitePid());
@@ -426,7 +425,7 @@ class BenchIT {
      * minus the job's send time.
      */
     private static Result measured(String name, int concurrency, SqsClient sqs, String noticesUrl, Map<String, Long> sent,
-                                   Map<String, Long> requests, CpuSpent cpu, long from, Warmed warmed) {
+                                   Map<String, Long> requests, CpuSpent cpu, long from, int warmedUp) {
         List<long[]> notices = new ArrayList<>();
         while (true) {
             List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(noticesUrl).maxNumberOfMessages(10).waitTimeSeconds(0)
@@ -446,7 +445,7 @@ class BenchIT {
         return new Result(name, concurrency, window.size(), seconds, requests, cpu.consumerMs() / window.size(),
                 cpu.consumerMs() > 0 ? cpu.compilerMs() / cpu.consumerMs() : Double.NaN, cpu.dynaliteMs() / window.size(), cpu.benchMs() / window.size(),
                 latencies.get(latencies.size() / 2), latencies.get((int) Math.min(latencies.size() - 1, Math.ceil(latencies.size() * 0.99) - 1)),
-                warmed.jobs());
+                warmedUp);
     }
 
     private static void awaitNotices(SqsClient sqs, String url, int n, Duration max) throws InterruptedException {
