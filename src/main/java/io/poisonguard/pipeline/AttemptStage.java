@@ -66,6 +66,17 @@ public class AttemptStage {
 
     /** One handler in flight: the future its end is reported on (first report wins), and when it must have ended. */
     private record Run(CompletableFuture<AttemptResult> end, Thread thread, long deadlineNanos, Duration deadline, String jobId, int attempt) {
+        // Each run is itself, whatever its fields hold: the set of runs needs no field-by-field hash (every
+        // attempt adds and removes one, and a record's own hash would visit all six fields each time).
+        @Override
+        public boolean equals(Object o) {
+            return this == o;
+        }
+
+        @Override
+        public int hashCode() {
+            return System.identityHashCode(this);
+        }
     }
 
     /**
