@@ -16,7 +16,7 @@ final class BenchReport {
     private BenchReport() {
     }
 
-    private static double median(List<Double> values) {
+    static double median(List<Double> values) {
         List<Double> s = values.stream().sorted().toList();
         return s.size() % 2 == 1 ? s.get(s.size() / 2) : (s.get(s.size() / 2 - 1) + s.get(s.size() / 2)) / 2;
     }

@@ -95,9 +95,7 @@ final class NaiveConsumer {
         String jobId = m.messageAttributes().get("job-id").stringValue();
         if (idempotencyTable != null) {
             try {
-                dynamo.putItem(b -> b.tableName(idempotencyTable).item(Map.of("jobId", AttributeValue.fromS(jobId),
-                                "status", AttributeValue.fromS("IN_PROGRESS")))
-                        .conditionExpression("attribute_not_exists(jobId)"));
+                claim(dynamo, idempotencyTable, jobId);
             } catch (ConditionalCheckFailedException seen) {
                 return;
             }
@@ -108,10 +106,21 @@ final class NaiveConsumer {
         sqs.sendMessage(b -> b.queueUrl(noticesUrl).messageBody(notice).messageAttributes(Map.of(
                 "job-id", in.get("job-id"), "tenant", in.get("tenant"), "job-type", in.get("job-type"))));
         if (idempotencyTable != null) {
-            dynamo.updateItem(b -> b.tableName(idempotencyTable).key(Map.of("jobId", AttributeValue.fromS(jobId)))
-                    .updateExpression("SET #s = :done").expressionAttributeNames(Map.of("#s", "status"))
-                    .expressionAttributeValues(Map.of(":done", AttributeValue.fromS("COMPLETED"))));
+            complete(dynamo, idempotencyTable, jobId);
         }
+    }
+
+    /** The idempotent baseline's write before the work: a conditional put of a two-attribute item. */
+    static void claim(DynamoDbClient dynamo, String table, String jobId) {
+        dynamo.putItem(b -> b.tableName(table).item(Map.of("jobId", AttributeValue.fromS(jobId), "status", AttributeValue.fromS("IN_PROGRESS")))
+                .conditionExpression("attribute_not_exists(jobId)"));
+    }
+
+    /** The idempotent baseline's write after the work: one attribute updated. */
+    static void complete(DynamoDbClient dynamo, String table, String jobId) {
+        dynamo.updateItem(b -> b.tableName(table).key(Map.of("jobId", AttributeValue.fromS(jobId)))
+                .updateExpression("SET #s = :done").expressionAttributeNames(Map.of("#s", "status"))
+                .expressionAttributeValues(Map.of(":done", AttributeValue.fromS("COMPLETED"))));
     }
 
     /**

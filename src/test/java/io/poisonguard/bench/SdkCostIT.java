@@ -7,22 +7,17 @@ import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Emulators;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.auth.credentials.AwsBasicCredentials;
-import software.amazon.awssdk.auth.credentials.StaticCredentialsProvider;
-import software.amazon.awssdk.http.apache.ApacheHttpClient;
-import software.amazon.awssdk.regions.Region;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeDefinition;
-import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.BillingMode;
 import software.amazon.awssdk.services.dynamodb.model.KeySchemaElement;
 import software.amazon.awssdk.services.dynamodb.model.KeyType;
 import software.amazon.awssdk.services.dynamodb.model.ScalarAttributeType;
 
 import java.lang.management.ManagementFactory;
-import java.net.URI;
 import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
@@ -122,22 +117,14 @@ class SdkCostIT {
     }
 
     private static DynamoDbClient client(Emulators e, boolean timeouts) {
-        var b = DynamoDbClient.builder().endpointOverride(URI.create(e.dynamoEndpoint())).region(Region.of(Emulators.REGION))
-                .credentialsProvider(StaticCredentialsProvider.create(AwsBasicCredentials.create("local", "local")))
-                .httpClientBuilder(ApacheHttpClient.builder().maxConnections(64));
-        if (timeouts) {
-            b.overrideConfiguration(o -> o.apiCallAttemptTimeout(Duration.ofSeconds(2)).apiCallTimeout(Duration.ofSeconds(6)));
-        }
-        return b.build();
+        return timeouts ? EmulatorClients.dynamo(e, o -> o.apiCallAttemptTimeout(Duration.ofSeconds(2)).apiCallTimeout(Duration.ofSeconds(6)))
+                : EmulatorClients.dynamo(e);
     }
 
     /** The baseline's calls, as {@link NaiveConsumer} makes them around its handler. */
     private static void idempotent(DynamoDbClient dynamo, String table, String jobId) {
-        dynamo.putItem(b -> b.tableName(table).item(Map.of("jobId", AttributeValue.fromS(jobId), "status", AttributeValue.fromS("IN_PROGRESS")))
-                .conditionExpression("attribute_not_exists(jobId)"));
-        dynamo.updateItem(b -> b.tableName(table).key(Map.of("jobId", AttributeValue.fromS(jobId)))
-                .updateExpression("SET #s = :done").expressionAttributeNames(Map.of("#s", "status"))
-                .expressionAttributeValues(Map.of(":done", AttributeValue.fromS("COMPLETED"))));
+        NaiveConsumer.claim(dynamo, table, jobId);
+        NaiveConsumer.complete(dynamo, table, jobId);
     }
 
     /** A healthy job's ledger writes, as the intake and the outcome make them: the attempt started, then succeeded. */
@@ -197,9 +184,7 @@ class SdkCostIT {
         return out.toString();
     }
 
-    static double median(List<Double> values) {
-        List<Double> s = values.stream().sorted().toList();
-        int n = s.size();
-        return n % 2 == 1 ? s.get(n / 2) : (s.get(n / 2 - 1) + s.get(n / 2)) / 2;
+    private static double median(List<Double> values) {
+        return BenchReport.median(values);
     }
 }

@@ -42,8 +42,13 @@ public final class EmulatorClients {
 
     /** A DynamoDB client whose calls give up after {@code apiCallTimeout} (retries included), e.g. while dynalite is frozen. */
     public static DynamoDbClient dynamo(Emulators e, java.time.Duration apiCallTimeout) {
+        return dynamo(e, c -> c.apiCallTimeout(apiCallTimeout));
+    }
+
+    /** A DynamoDB client with {@code override} applied to its configuration (timeouts, say). */
+    public static DynamoDbClient dynamo(Emulators e, java.util.function.Consumer<software.amazon.awssdk.core.client.config.ClientOverrideConfiguration.Builder> override) {
         return DynamoDbClient.builder().endpointOverride(URI.create(e.dynamoEndpoint())).region(Region.of(Emulators.REGION))
                 .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder())
-                .overrideConfiguration(c -> c.apiCallTimeout(apiCallTimeout)).build();
+                .overrideConfiguration(override).build();
     }
 }
