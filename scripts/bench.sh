@@ -5,7 +5,8 @@
 # packaged jar), each a fresh JVM of its own that first drains an unmeasured warm-up backlog (at least --warmup jobs,
 # then 3000 more at a time until its JIT compiler used under 10% of its CPU over the last 3000, at most
 # --warmup-max), at each concurrency, interleaved round by round (every other round in reverse order); then
-# poison-guard with 1% poison.
+# poison-guard with 1% poison. Each window holds at least --jobs jobs, more for a faster consumer: the backlog is
+# topped up during the warm-up so every window lasts about --window-seconds.
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
 # operation), CPU ms per message, p50/p99 send-to-notice latency, and one verdict line.
 #
@@ -22,6 +23,7 @@ rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
 poison="${BENCH_POISON_PERCENT:-1}"
 jfr="${BENCH_JFR:-false}"
+window_seconds="${BENCH_WINDOW_SECONDS:-10}"
 consumers="${BENCH_CONSUMERS:-naive,idempotent-naive,poison-guard}"
 service_options="${BENCH_SERVICE_OPTIONS:-}"
 compare_options=""
@@ -35,10 +37,11 @@ while [ $# -gt 0 ]; do
     --concurrency) concurrency="$2"; shift 2 ;;
     --poison-percent) poison="$2"; shift 2 ;;
     --jfr) jfr=true; shift ;;
+    --window-seconds) window_seconds="$2"; shift 2 ;;
     --consumers) consumers="$2"; shift 2 ;;
     --service-options) service_options="$2"; shift 2 ;;
     --compare-options) compare_options="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 45000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over the last 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round)"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 45000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over the last 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -46,5 +49,5 @@ done
 . scripts/lib/report-it.sh
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
 run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.warmup-max="$warmup_max" -Dbench.settle-jit="$settle_jit" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
-  -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr" \
+  -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr" -Dbench.window-seconds="$window_seconds" \
   -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options"

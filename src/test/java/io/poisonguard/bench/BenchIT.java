@@ -234,38 +234,72 @@ class BenchIT {
     static final int WARMUP_MAX = Integer.getInteger("bench.warmup-max", 45000);
 
     /**
+     * Seconds each measured window should last (-Dbench.window-seconds, default 10; 0 keeps every window at the preloaded
+     * job count). A fixed job count gives a faster consumer a shorter window: naive's lasted 3-7 s against poison-guard's
+     * 12-16 s, and a short window of a JVM still compiling made naive's rate, the denominator of every ratio, the noisiest
+     * figure of the table (two same-code runs ten minutes apart: 1363 and 864 msgs/s).
+     */
+    static final double WINDOW_SECONDS = Double.parseDouble(System.getProperty("bench.window-seconds", "10"));
+
+    /**
      * Drains at least {@code warmup} jobs, then {@link #SETTLE_STEP} more at a time (each added behind the backlog, so the
      * window still starts on a full one) until the consumer's JIT compiler threads used under {@link #SETTLE_JIT} of its
      * CPU over the last step, or {@code max} jobs. A fixed count measures each consumer at a different point of its
      * compiling: the larger the code path, the more of the window goes to the compiler. Returns the jobs drained.
+     * <p>
+     * It also sizes the window by time ({@link #WINDOW_SECONDS}): from a few steps before the warm-up ends, it times each
+     * step and tops the backlog up behind the warm-up, so the window holds at least as many jobs as the consumer drains in
+     * that many seconds at its latest step's rate. The top-ups are sent while warm-up jobs are still ahead of them, so the
+     * window neither pays for sending them nor starts on a backlog still being sent.
      */
     private static int warmUp(SqsClient sqs, String noticesUrl, Backlog backlog, long pid, int warmup, int max) throws InterruptedException {
         int step = Math.min(SETTLE_STEP, warmup);
         // Each step is added behind the backlog when the last one is done: the backlog left (the window's jobs) must
         // outlast sending it, or the consumer would sit idle and the step measure its compiler alone.
         int window = backlog.sent.size() - warmup;
-        if (step <= 0 || max <= warmup || window < 2 * step) {
+        boolean settle = step > 0 && max > warmup && window >= 2 * step;
+        boolean timed = WINDOW_SECONDS > 0 && step > 0 && warmup >= 2 * step;
+        if (!settle && !timed) {
             awaitNotices(sqs, noticesUrl, backlog.notices(warmup), Duration.ofMinutes(10));
             return warmup;
         }
-        awaitNotices(sqs, noticesUrl, backlog.notices(warmup - step), Duration.ofMinutes(10));
+        // Timing starts up to three steps early, so a top-up has two steps of warm-up to be sent behind.
+        int done = warmup - (timed ? Math.min(3, warmup / step) : 1) * step;
+        awaitNotices(sqs, noticesUrl, backlog.notices(done), Duration.ofMinutes(10));
+        long at = System.nanoTime();
         double compiler = compilerMs(pid);
         double cpu = cpuMs(pid);
-        int done = warmup;
         while (true) {
+            done += step;
             awaitNotices(sqs, noticesUrl, backlog.notices(done), Duration.ofMinutes(10));
+            long now = System.nanoTime();
             double compilerNow = compilerMs(pid);
             double cpuNow = cpuMs(pid);
             double share = (compilerNow - compiler) / Math.max(1, cpuNow - cpu);
-            System.out.printf(Locale.ROOT, "[bench] warm-up: %d jobs, the JIT %.0f%% of the consumer's CPU over the last %d%n", done, share * 100, step);
-            if (Double.isNaN(share) || share < SETTLE_JIT || done + step > max) {
+            double rate = step / Math.max(0.001, (now - at) / 1e9);
+            boolean warm = done >= warmup;
+            if (warm) {
+                System.out.printf(Locale.ROOT, "[bench] warm-up: %d jobs, the JIT %.0f%% of the consumer's CPU over the last %d (%.0f jobs/s)%n",
+                        done, share * 100, step, rate);
+            }
+            if (warm && (!settle || Double.isNaN(share) || share < SETTLE_JIT || done + step > max)) {
                 return done;
             }
-            backlog.add(step);
+            int topUp = timed ? windowTopUp(window, rate) : 0;
+            window += topUp;
+            if (topUp > 0 || warm) {
+                backlog.add((warm ? step : 0) + topUp);
+            }
+            at = now;
             compiler = compilerNow;
             cpu = cpuNow;
-            done += step;
         }
+    }
+
+    /** Jobs to add so a window of {@code window} jobs lasts {@link #WINDOW_SECONDS} at {@code rate} jobs/s (whole batches of ten). */
+    static int windowTopUp(int window, double rate) {
+        long want = (long) Math.ceil(rate * WINDOW_SECONDS / 10) * 10;
+        return (int) Math.max(0, Math.min(200_000, want) - window);
     }
 
     private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo, String name,
@@ -390,7 +424,7 @@ class BenchIT {
         ServiceProcess service = new ServiceProcess(names.prefix(), emulators, o, logs);
         if (Boolean.getBoolean("bench.jfr")) {
             // -Dbench.jfr=true: a flight recording of each poison-guard run, to see where its CPU goes.
-            service.jvmOption("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(names.prefix() + ".jfr") + ",settings=profile");
+            service.jvmOption("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(names.prefix() + ".jfr") + ",settings=profile,jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=5ms");
         }
         String noticesUrl = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
         service.start();
@@ -502,7 +536,7 @@ class BenchIT {
             if (Boolean.getBoolean("bench.jfr")) {
                 // The baselines' recordings, beside poison-guard's, to compare where each one's CPU goes.
                 cmd.add("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(name.replace(' ', '-') + "-" + threads + ".jfr")
-                        + ",settings=profile");
+                        + ",settings=profile,jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=5ms");
             }
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), NaiveConsumer.class.getName(),
                     emulators.sqsEndpoint(), emulators.dynamoEndpoint(), jobsUrl, noticesUrl, table == null ? "-" : table, Integer.toString(threads)));

@@ -32,7 +32,9 @@ final class BenchReport {
             }
         });
         StringBuilder b = new StringBuilder();
-        b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run, measured after a warm-up of at least ")
+        b.append("poison-guard benchmark: ").append(jobs).append(" preloaded permit-report jobs per run")
+                .append(BenchIT.WINDOW_SECONDS > 0 ? String.format(java.util.Locale.ROOT, " or as many as the consumer drains in %.0f s (each window sized by time)", BenchIT.WINDOW_SECONDS) : "")
+                .append(", measured after a warm-up of at least ")
                 .append(warmup).append(" jobs (extended ").append(BenchIT.SETTLE_STEP).append(" at a time, up to ").append(BenchIT.WARMUP_MAX)
                 .append(", until the consumer's JIT used under ").append(Math.round(BenchIT.SETTLE_JIT * 100)).append("% of its CPU over the last ")
                 .append(BenchIT.SETTLE_STEP).append("), ").append(rounds)
@@ -147,6 +149,9 @@ final class BenchReport {
         StringBuilder b = new StringBuilder("\nWarm-up drained before each window (jobs, round by round):\n");
         groups.forEach((k, rs) -> b.append(String.format("  %-34s %s%n", k,
                 rs.stream().map(r -> Integer.toString(r.warmedUp())).collect(Collectors.joining(", ")))));
+        b.append("\nWindows measured (jobs in seconds, round by round):\n");
+        groups.forEach((k, rs) -> b.append(String.format("  %-34s %s%n", k,
+                rs.stream().map(r -> r.messages() + " in " + fmt(r.seconds())).collect(Collectors.joining(", ")))));
         if (groups.values().stream().allMatch(rs -> rs.size() < 2)) {
             return b.toString();
         }

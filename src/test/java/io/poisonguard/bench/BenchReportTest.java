@@ -5,6 +5,7 @@ import org.junit.jupiter.api.Test;
 import java.util.List;
 import java.util.Map;
 
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The benchmark's report: the verdict on medians, and each run and each round's ratio beside it. */
@@ -29,6 +30,19 @@ class BenchReportTest {
         assertTrue(report.contains("VERDICT: PASS"), report);
         // How long each run was warmed before its window (a consumer's warm-up lasts until its JIT has settled).
         assertTrue(report.matches("(?s).*Warm-up drained before each window.*\n  poison-guard@8\\s+21000, 21000\n.*"), report);
+        // Each window's size and length: 1000 jobs at 400/s took 2.5 s.
+        assertTrue(report.matches("(?s).*Windows measured.*\n  poison-guard@8\\s+1000 in 1\\.00, 1000 in 2\\.50\n.*"), report);
+    }
+
+    @Test
+    void aWindowIsToppedUpToLastTheSameTimeForAFasterConsumer() {
+        double seconds = BenchIT.WINDOW_SECONDS;
+        // A consumer at 1800 jobs/s needs 1800 x seconds jobs; 8000 already queued count toward them.
+        assertEquals(Math.max(0, (int) (1800 * seconds) - 8000), BenchIT.windowTopUp(8000, 1800));
+        // A slow one already has more than it drains in that time: nothing is added.
+        assertEquals(0, BenchIT.windowTopUp(8000, 8000 / seconds / 2));
+        // Whole batches of ten.
+        assertEquals(0, BenchIT.windowTopUp(0, 1001 / seconds) % 10);
     }
 
     @Test
