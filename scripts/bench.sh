@@ -10,7 +10,7 @@
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
 # operation), CPU ms per message, p50/p99 send-to-notice latency, and one verdict line.
 #
-#   scripts/bench.sh                                        # 8000 jobs after a settled warm-up, concurrency 8 and 32, 2 rounds (about 20 min)
+#   scripts/bench.sh                                        # 8000 jobs or 10 s per window after a settled warm-up, concurrency 8 and 32, 2 rounds (about 25 min)
 #   scripts/bench.sh --jobs 2000 --warmup 3000 --warmup-max 3000 --rounds 1   # quicker, JIT still busy
 set -euo pipefail
 cd "$(dirname "$0")/.."
