@@ -239,6 +239,12 @@ class BenchIT {
      * 12-16 s, and a short window of a JVM still compiling made naive's rate, the denominator of every ratio, the noisiest
      * figure of the table (two same-code runs ten minutes apart: 1363 and 864 msgs/s).
      */
+    /**
+     * The flight recordings' settings (-Dbench.jfr=true): JFR's profiling set, plus JDK 25's CPU-time samples, which count
+     * only the CPU a thread used (execution samples also count a thread that waits for a core).
+     */
+    private static final String JFR_SETTINGS = ",settings=profile,jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=5ms";
+
     static final double WINDOW_SECONDS = Double.parseDouble(System.getProperty("bench.window-seconds", "10"));
 
     /**
@@ -296,7 +302,10 @@ class BenchIT {
         }
     }
 
-    /** Jobs to add so a window of {@code window} jobs lasts {@link #WINDOW_SECONDS} at {@code rate} jobs/s (whole batches of ten). */
+    /**
+     * Jobs to add so a window of {@code window} jobs lasts {@link #WINDOW_SECONDS} at {@code rate} jobs/s (whole batches of
+     * ten; a window of at most 200000, so a mismeasured step cannot flood the emulators).
+     */
     static int windowTopUp(int window, double rate) {
         long want = (long) Math.ceil(rate * WINDOW_SECONDS / 10) * 10;
         return (int) Math.max(0, Math.min(200_000, want) - window);
@@ -424,7 +433,7 @@ class BenchIT {
         ServiceProcess service = new ServiceProcess(names.prefix(), emulators, o, logs);
         if (Boolean.getBoolean("bench.jfr")) {
             // -Dbench.jfr=true: a flight recording of each poison-guard run, to see where its CPU goes.
-            service.jvmOption("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(names.prefix() + ".jfr") + ",settings=profile,jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=5ms");
+            service.jvmOption("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(names.prefix() + ".jfr") + JFR_SETTINGS);
         }
         String noticesUrl = sqs.getQueueUrl(b -> b.queueName(names.noticesQueue())).queueUrl();
         service.start();
@@ -536,7 +545,7 @@ class BenchIT {
             if (Boolean.getBoolean("bench.jfr")) {
                 // The baselines' recordings, beside poison-guard's, to compare where each one's CPU goes.
                 cmd.add("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(name.replace(' ', '-') + "-" + threads + ".jfr")
-                        + ",settings=profile,jdk.CPUTimeSample#enabled=true,jdk.CPUTimeSample#throttle=5ms");
+                        + JFR_SETTINGS);
             }
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), NaiveConsumer.class.getName(),
                     emulators.sqsEndpoint(), emulators.dynamoEndpoint(), jobsUrl, noticesUrl, table == null ? "-" : table, Integer.toString(threads)));
