@@ -27,6 +27,7 @@ window_seconds="${BENCH_WINDOW_SECONDS:-10}"
 consumers="${BENCH_CONSUMERS:-naive,idempotent-naive,poison-guard}"
 service_options="${BENCH_SERVICE_OPTIONS:-}"
 compare_options=""
+window_hook="${BENCH_WINDOW_HOOK:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs="$2"; shift 2 ;;
@@ -41,7 +42,8 @@ while [ $# -gt 0 ]; do
     --consumers) consumers="$2"; shift 2 ;;
     --service-options) service_options="$2"; shift 2 ;;
     --compare-options) compare_options="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 45000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over the last 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round)"; exit 0 ;;
+    --window-hook) window_hook="$2"; shift 2 ;;
+    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 45000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over the last 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -50,4 +52,4 @@ done
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
 run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.warmup-max="$warmup_max" -Dbench.settle-jit="$settle_jit" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
   -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr" -Dbench.window-seconds="$window_seconds" \
-  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options"
+  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options" -Dbench.window-hook="$window_hook"

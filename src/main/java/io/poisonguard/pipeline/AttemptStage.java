@@ -62,6 +62,10 @@ public class AttemptStage {
     /** An attempt that ended: its heartbeat registration, the message, and how it ended. */
     record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, Thread handlerThread,
                      Map<String, Integer> effects) {
+        /** Whether the handler returned (or threw) on its own; false when it was cut off and may still be running. */
+        boolean handlerReturned() {
+            return !(result instanceof AttemptResult.TimedOut || result instanceof AttemptResult.Abandoned);
+        }
     }
 
     /** One handler in flight: the future its end is reported on (first report wins), and when it must have ended. */

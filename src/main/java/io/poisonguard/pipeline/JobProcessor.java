@@ -23,12 +23,24 @@ public class JobProcessor {
     }
 
     public void process(InboundMessage m) {
+        process(m, () -> { });
+    }
+
+    /**
+     * Processes {@code m}; {@code handlerReturned} runs (on this thread) once its handler has returned or thrown,
+     * before the outcome is written, so the caller may hand the handler's slot on. It does not run for a handler
+     * that was cut off (deadline, shutdown) and may still be running, nor for a copy that never ran.
+     */
+    public void process(InboundMessage m, Runnable handlerReturned) {
         Optional<IntakeStage.Ticket> ticket = intake.admit(m);
         if (ticket.isEmpty()) {
             return;
         }
         try (IntakeStage.Ticket t = ticket.get()) {
             AttemptStage.Attempted attempted = attempts.run(t.started(), m, t.admitted());
+            if (attempted.handlerReturned()) {
+                handlerReturned.run();
+            }
             outcomes.settle(attempted);
             attempts.awaitStop(attempted);
         }

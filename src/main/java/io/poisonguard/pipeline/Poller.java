@@ -15,8 +15,10 @@ import java.util.concurrent.TimeUnit;
 
 /**
  * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
- * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency is bounded by a
- * semaphore; the process holds at most {@code consumer.prefetch} messages beyond it (by default the
+ * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency (handlers running at once)
+ * is bounded by a semaphore; a job whose handler has returned hands its working slot on while its outcome is
+ * written, up to the concurrency of such outcomes at once ({@link Hold}), so one job's ledger write overlaps
+ * the next one's intake and handler; the process holds at most {@code consumer.prefetch} messages beyond it (by default the
  * concurrency and a quarter, at most 10), received but not started, so a freed slot need not wait a
  * ReceiveMessage round trip for its next job. Under a backlog that reserve is topped up by one receive once
  * four fifths of it are spent ({@link #fill}). A prefetched message that finds no slot within half its
@@ -42,6 +44,8 @@ public class Poller {
     private final Semaphore slots;
     /** Messages being worked on: the concurrency. A prefetched message waits here for its turn. */
     private final Semaphore working;
+    /** Messages whose handler returned and whose outcome is being recorded, outside the working slots: the concurrency. */
+    private final Semaphore settling;
     /** Free slots a receive waits (briefly, up to {@code receive-linger}) to have ({@link #fill}). */
     private final int fill;
     /** Messages held beyond the concurrency ({@link #prefetch}). */
@@ -63,6 +67,7 @@ public class Poller {
         this.prefetch = prefetch(settings);
         this.slots = new Semaphore(settings.concurrency() + prefetch);
         this.working = new Semaphore(settings.concurrency(), true);
+        this.settling = new Semaphore(settings.concurrency());
         this.fill = fill(settings.concurrency(), prefetch, settings.maxMessages());
         this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
     }
@@ -188,7 +193,7 @@ public class Poller {
      * not be paid for by an attempt it would fail (and under a half-open breaker only the probe runs).
      */
     private void work(InboundMessage m, long startBy) {
-        boolean turn = false;
+        Hold hold = new Hold();
         try {
             // Zero wait, not tryAcquire(): the timed form keeps the fair order, so a message just received does not
             // take a freed slot ahead of reserved ones already waiting for it.
@@ -199,7 +204,7 @@ public class Poller {
                 release(m);
                 return;
             }
-            turn = true;
+            hold.working = true;
             if (!running) {
                 // Stopping: a prefetched message that never started goes back at once.
                 release(m);
@@ -212,7 +217,7 @@ public class Poller {
                 release(m);
                 return;
             }
-            processor.process(m);
+            processor.process(m, hold::handlerReturned);
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             release(m);
@@ -220,11 +225,48 @@ public class Poller {
             LOG.errorf("Message %s: processing failed (%s: %s); it will redeliver", m.messageId(),
                     e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
         } finally {
-            if (turn) {
-                working.release();
-            }
+            hold.end();
             metrics.inFlight().decrementAndGet();
+        }
+    }
+
+    /**
+     * What one message holds, on its own job thread: a place among the messages held ({@link #slots}) from its
+     * receive, a working slot from its start, and, once its handler has returned, a settling place instead of both
+     * while its outcome is recorded ({@link #settling}).
+     */
+    private final class Hold {
+        boolean working;
+        boolean slot = true;
+        boolean settle;
+
+        /**
+         * The handler returned: if a settling place is free, the working slot and the held place go to the next
+         * messages while this one's outcome is written (so at most {@code concurrency} handlers run, and about as
+         * many outcomes are recorded beside them, without eating into the prefetched reserve). None free: this
+         * message keeps its slot to the end, as before.
+         */
+        void handlerReturned() {
+            if (!working || settle || !settling.tryAcquire()) {
+                return;
+            }
+            settle = true;
+            working = false;
+            Poller.this.working.release();
+            slot = false;
             slots.release();
+        }
+
+        void end() {
+            if (working) {
+                Poller.this.working.release();
+            }
+            if (settle) {
+                settling.release();
+            }
+            if (slot) {
+                slots.release();
+            }
         }
     }
 

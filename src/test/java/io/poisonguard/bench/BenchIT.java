@@ -597,12 +597,32 @@ class BenchIT {
     }
 
     /** The CPU counters at the start of a window. */
+    /**
+     * {@code -Dbench.window-hook=command}: runs {@code command start|stop <pid>} as each window opens and closes (and
+     * waits for it), for example to attach a profiler to the consumer for exactly the window measured.
+     */
+    static void hook(String what, long pid) {
+        String command = System.getProperty("bench.window-hook", "");
+        if (command.isBlank()) {
+            return;
+        }
+        try {
+            new ProcessBuilder("sh", "-c", command + " " + what + " " + pid).inheritIO().start().waitFor();
+        } catch (IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
     private record CpuWindow(long consumer, long dynalite, double consumer0, double compiler0, double dynalite0, double bench0) {
         static CpuWindow open(long consumer, long dynalite) {
+            hook("start", consumer);
             return new CpuWindow(consumer, dynalite, cpuMs(consumer), compilerMs(consumer), cpuMs(dynalite), cpuMs(ProcessHandle.current().pid()));
         }
 
         CpuSpent close() {
+            hook("stop", consumer);
             return new CpuSpent(cpuMs(consumer) - consumer0, Math.max(0, compilerMs(consumer) - compiler0), cpuMs(dynalite) - dynalite0,
                     cpuMs(ProcessHandle.current().pid()) - bench0);
         }

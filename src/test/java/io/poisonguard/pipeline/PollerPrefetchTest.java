@@ -99,7 +99,7 @@ class PollerPrefetchTest {
     static JobProcessor processor(java.util.function.Consumer<InboundMessage> onMessage) {
         return new JobProcessor(null, null, null) {
             @Override
-            public void process(InboundMessage m) {
+            public void process(InboundMessage m, Runnable handlerReturned) {
                 onMessage.accept(m);
             }
         };
@@ -236,5 +236,66 @@ class PollerPrefetchTest {
         // Its slot is free again for what comes next: the poller goes on receiving.
         int receives = queue.asked.size();
         await().atMost(Duration.ofSeconds(10)).until(() -> queue.asked.size() > receives);
+    }
+
+    /**
+     * A processor whose handlers return at once and whose outcomes are then held until {@code outcomesMayEnd}
+     * opens: each message is recorded in {@code started} when it starts, in {@code settling} once its handler has
+     * returned, and in {@code ended} when it is done.
+     */
+    static JobProcessor outcomesHeldUntil(CountDownLatch outcomesMayEnd, List<String> started, List<String> settling, List<String> ended) {
+        return new JobProcessor(null, null, null) {
+            @Override
+            public void process(InboundMessage m, Runnable handlerReturned) {
+                started.add(m.messageId());
+                handlerReturned.run();
+                settling.add(m.messageId());
+                try {
+                    outcomesMayEnd.await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ended.add(m.messageId());
+            }
+        };
+    }
+
+    @Test
+    void aJobWhoseHandlerReturnedLeavesItsSlotToTheNextWhileItsOutcomeIsRecorded() {
+        // Concurrency 1: the slot bounds handlers, not outcome writes. While the first job's outcome is still
+        // being written, the next job starts; a third waits, because only one outcome (the concurrency) is
+        // recorded outside the slots at a time and the second keeps its slot while its own outcome waits.
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
+                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(3);
+        CountDownLatch outcomesMayEnd = new CountDownLatch(1);
+        List<String> started = Collections.synchronizedList(new ArrayList<>());
+        List<String> settling = Collections.synchronizedList(new ArrayList<>());
+        List<String> ended = Collections.synchronizedList(new ArrayList<>());
+        start(config, queue, outcomesHeldUntil(outcomesMayEnd, started, settling, ended));
+        await().atMost(Duration.ofSeconds(10)).until(() -> settling.size() == 2);
+        assertEquals(2, started.size(), "the second job started while the first's outcome was being written: " + started);
+        assertTrue(ended.isEmpty(), "no outcome was let through yet: " + ended);
+        // The third is received (the first's held place went back to the poller) but finds no slot: it does not
+        // start while the second, unable to settle beside the first, keeps the only slot.
+        await().atMost(Duration.ofSeconds(10)).until(queue.waiting::isEmpty);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> started.size() == 2);
+        outcomesMayEnd.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ended.size() == 3);
+        assertEquals(java.util.Set.of("m0", "m1", "m2"), java.util.Set.copyOf(ended));
+        assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
+    }
+
+    @Test
+    void aHandlerCutOffAtItsDeadlineKeepsItsSlotUntilItsJobEnds() {
+        // A handler that ran past its deadline may still be running after its outcome is decided: its slot is not
+        // handed on early, so no more than the concurrency of handlers ever run at once.
+        AttemptStage.Attempted timedOut = new AttemptStage.Attempted(null, null, null, new AttemptResult.TimedOut(Duration.ofSeconds(1)),
+                null, Map.of());
+        AttemptStage.Attempted abandoned = new AttemptStage.Attempted(null, null, null, new AttemptResult.Abandoned(), null, Map.of());
+        AttemptStage.Attempted succeeded = new AttemptStage.Attempted(null, null, null, new AttemptResult.Succeeded(), null, Map.of());
+        AttemptStage.Attempted crashed = new AttemptStage.Attempted(null, null, null, new AttemptResult.Crashed("OutOfMemoryError"), null, Map.of());
+        assertTrue(!timedOut.handlerReturned() && !abandoned.handlerReturned(), "a handler cut off may still be running");
+        assertTrue(succeeded.handlerReturned() && crashed.handlerReturned(), "a handler that returned or threw has ended");
     }
 }
