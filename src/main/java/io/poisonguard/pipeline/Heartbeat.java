@@ -60,7 +60,11 @@ public class Heartbeat {
     }
 
     Running register(InboundMessage m, LedgerRecord started, Instant deadline) {
-        Running r = new Running(m, started, clock.instant(), deadline);
+        // The lease was written at the intake, which may have been a while before the handler got its slot: the
+        // first renewal is due an interval after that write, not after the start.
+        Instant now = clock.instant();
+        Instant leased = started.updatedAt() != null && started.updatedAt().isBefore(now) ? started.updatedAt() : now;
+        Running r = new Running(m, started, leased, deadline);
         running.add(r);
         return r;
     }

@@ -8,7 +8,8 @@ import java.util.Optional;
 /**
  * Sequences the three stages of one received message: intake (pre-flight, ledger, lane, the attempt
  * made durable), the attempt (the handler, bounded by its deadline), and the outcome (the next state
- * made durable, then the message acted on). Each stage is its own class; this one only orders them.
+ * made durable, then the message acted on). Each stage is its own class; this one only orders them, and
+ * tells the caller's {@link Turn} when the handler may start and when it has returned.
  */
 @Singleton
 public class JobProcessor {
@@ -22,24 +23,57 @@ public class JobProcessor {
         this.outcomes = outcomes;
     }
 
+    /**
+     * The caller's share of the worker, told of the job's progress on the job's own thread. The intake runs
+     * before {@link #start()}: a job's attempt is made durable while it waits for a handler's slot.
+     */
+    public interface Turn {
+        /** A turn that starts at once and holds nothing. */
+        Turn NOW = new Turn() {
+            @Override
+            public Optional<String> start() {
+                return Optional.empty();
+            }
+
+            @Override
+            public void handlerReturned() {
+            }
+        };
+
+        /**
+         * The attempt is recorded; waits for the handler's slot. Empty: the handler may run now. Otherwise why
+         * it may not (no slot in time, consumption paused, the worker stopping): the attempt is then given
+         * back uncounted without its handler having run.
+         */
+        Optional<String> start();
+
+        /** The handler returned or threw, before the outcome is written: its slot may go to the next job. */
+        void handlerReturned();
+    }
+
     public void process(InboundMessage m) {
-        process(m, () -> { });
+        process(m, Turn.NOW);
     }
 
     /**
-     * Processes {@code m}; {@code handlerReturned} runs (on this thread) once its handler has returned or thrown,
-     * before the outcome is written, so the caller may hand the handler's slot on. It does not run for a handler
-     * that was cut off (deadline, shutdown) and may still be running, nor for a copy that never ran.
+     * Processes {@code m}. {@code turn.handlerReturned()} runs once its handler has returned or thrown, before
+     * the outcome is written; not for a handler that was cut off (deadline, shutdown) and may still be running,
+     * nor for a copy that never ran.
      */
-    public void process(InboundMessage m, Runnable handlerReturned) {
+    public void process(InboundMessage m, Turn turn) {
         Optional<IntakeStage.Ticket> ticket = intake.admit(m);
         if (ticket.isEmpty()) {
             return;
         }
         try (IntakeStage.Ticket t = ticket.get()) {
+            Optional<String> notNow = turn.start();
+            if (notNow.isPresent()) {
+                outcomes.giveBack(t.started(), m, notNow.get());
+                return;
+            }
             AttemptStage.Attempted attempted = attempts.run(t.started(), m, t.admitted());
             if (attempted.handlerReturned()) {
-                handlerReturned.run();
+                turn.handlerReturned();
             }
             outcomes.settle(attempted);
             attempts.awaitStop(attempted);

@@ -112,6 +112,33 @@ public class OutcomeStage {
     }
 
     /**
+     * Gives back an attempt whose handler never started (its turn did not come in time, consumption paused,
+     * or the worker is stopping after its intake): the attempt ends ABANDONED, counted toward no limit, and the
+     * copy is visible again at once. The caller counts the outcome.
+     */
+    void giveBack(LedgerRecord started, InboundMessage m, String why) {
+        Instant now = clock.instant();
+        Disposition d = decisions.released(started, AttemptOutcome.ABANDONED, why, Duration.ZERO, now);
+        try {
+            if (record(d.next(), m).isEmpty()) {
+                LOG.errorf("Job %s attempt %d: the ledger did not answer for %s; the copy is left to redeliver", started.jobId(),
+                        started.attempt(), patience);
+                return;
+            }
+        } catch (LedgerConflict lost) {
+            LOG.warnf("Job %s attempt %d was taken over before it started; the newer attempt decides", started.jobId(), started.attempt());
+            return;
+        }
+        LOG.debugf("Job %s attempt %d given back before its handler started (%s)", started.jobId(), started.attempt(), why);
+        try {
+            source.changeVisibility(m, Duration.ZERO);
+        } catch (RuntimeException e) {
+            LOG.debugf("Message %s: could not make it visible again (%s); it reappears after its visibility timeout", m.messageId(),
+                    e.getClass().getSimpleName());
+        }
+    }
+
+    /**
      * Makes {@code next} durable. While the ledger does not answer, keeps the message hidden and tries
      * again as the gate's probes allow, for at most {@code ledger-gate.outcome-patience}: the same
      * write, so one that landed without an answer is recognised by its token. Empty when patience ran out.

@@ -82,8 +82,8 @@ class PollerPrefetchTest {
     }
 
     /** Records each message it starts; the first one started holds its slot until {@code firstMayEnd} opens. */
-    static JobProcessor firstHeldUntil(CountDownLatch firstMayEnd, List<String> started) {
-        return processor(m -> {
+    static JobProcessor firstHeldUntil(SourceQueue source, CountDownLatch firstMayEnd, List<String> started) {
+        return processor(source, m -> {
             started.add(m.messageId());
             if (started.size() == 1) {
                 try {
@@ -95,11 +95,25 @@ class PollerPrefetchTest {
         });
     }
 
-    /** Processes by handing each message to {@code onMessage}. */
-    static JobProcessor processor(java.util.function.Consumer<InboundMessage> onMessage) {
+    /** Processes by handing each message to {@code onMessage} once its turn has come (see {@link #processor(SourceQueue, List, java.util.function.Consumer)}). */
+    static JobProcessor processor(SourceQueue source, java.util.function.Consumer<InboundMessage> onMessage) {
+        return processor(source, Collections.synchronizedList(new ArrayList<>()), onMessage);
+    }
+
+    /**
+     * As {@link JobProcessor} sequences a job: its intake (recorded in {@code intakes}), then its turn, then its
+     * handler ({@code onMessage}), which keeps its slot to the end. A turn refused after the intake gives the copy
+     * back at once, as {@link OutcomeStage#giveBack} does.
+     */
+    static JobProcessor processor(SourceQueue source, List<String> intakes, java.util.function.Consumer<InboundMessage> onMessage) {
         return new JobProcessor(null, null, null) {
             @Override
-            public void process(InboundMessage m, Runnable handlerReturned) {
+            public void process(InboundMessage m, Turn turn) {
+                intakes.add(m.messageId());
+                if (turn.start().isPresent()) {
+                    source.changeVisibility(m, Duration.ZERO);
+                    return;
+                }
                 onMessage.accept(m);
             }
         };
@@ -152,7 +166,7 @@ class PollerPrefetchTest {
                 .set("poison-guard.consumer.receive-linger", "10s").set("poison-guard.consumer.receive-wait", "1s").build();
         Backlog queue = new Backlog(400);
         java.util.concurrent.atomic.AtomicInteger done = new java.util.concurrent.atomic.AtomicInteger();
-        start(config, queue, processor(m -> {
+        start(config, queue, processor(queue, m -> {
             try {
                 Thread.sleep(1); // a short job, so slots free one by one
             } catch (InterruptedException e) {
@@ -177,7 +191,7 @@ class PollerPrefetchTest {
         CountDownLatch firstMayEnd = new CountDownLatch(1);
         List<String> started = Collections.synchronizedList(new ArrayList<>());
         // Whichever of the two takes the slot first holds it until the test lets it go.
-        start(config, queue, firstHeldUntil(firstMayEnd, started));
+        start(config, queue, firstHeldUntil(queue, firstMayEnd, started));
         // One receive asked for the slot and the prefetch together: both messages are in the worker, one started.
         await().atMost(Duration.ofSeconds(10)).until(() -> queue.waiting.isEmpty() && !started.isEmpty());
         assertEquals(2, queue.asked.get(0));
@@ -201,7 +215,7 @@ class PollerPrefetchTest {
         List<String> started = Collections.synchronizedList(new ArrayList<>());
         java.util.concurrent.atomic.AtomicReference<ConsumptionGate.Admit> admit =
                 new java.util.concurrent.atomic.AtomicReference<>(ConsumptionGate.Admit.OPEN);
-        start(config, queue, firstHeldUntil(firstMayEnd, started), admit);
+        start(config, queue, firstHeldUntil(queue, firstMayEnd, started), admit);
         await().atMost(Duration.ofSeconds(10)).until(() -> started.size() == 1 && queue.waiting.isEmpty());
         admit.set(ConsumptionGate.Admit.PAUSED);
         firstMayEnd.countDown();
@@ -219,7 +233,7 @@ class PollerPrefetchTest {
         Backlog queue = new Backlog(2);
         CountDownLatch firstMayEnd = new CountDownLatch(1);
         List<String> started = Collections.synchronizedList(new ArrayList<>());
-        start(config, queue, processor(m -> {
+        start(config, queue, processor(queue, m -> {
             started.add(m.messageId());
             try {
                 firstMayEnd.await(); // a long job: holds the only slot past the prefetched message's half visibility
@@ -246,9 +260,12 @@ class PollerPrefetchTest {
     static JobProcessor outcomesHeldUntil(CountDownLatch outcomesMayEnd, List<String> started, List<String> settling, List<String> ended) {
         return new JobProcessor(null, null, null) {
             @Override
-            public void process(InboundMessage m, Runnable handlerReturned) {
+            public void process(InboundMessage m, Turn turn) {
+                if (turn.start().isPresent()) {
+                    return;
+                }
                 started.add(m.messageId());
-                handlerReturned.run();
+                turn.handlerReturned();
                 settling.add(m.messageId());
                 try {
                     outcomesMayEnd.await();
@@ -284,6 +301,62 @@ class PollerPrefetchTest {
         await().atMost(Duration.ofSeconds(10)).until(() -> ended.size() == 3);
         assertEquals(java.util.Set.of("m0", "m1", "m2"), java.util.Set.copyOf(ended));
         assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
+    }
+
+    @Test
+    void theNextJobsMakeTheirAttemptDurableWhileTheHandlersRunAndStartWhenASlotFrees() {
+        // Concurrency 2, prefetch 3: two handlers hold both slots. Two more jobs (the concurrency) take their intake
+        // meanwhile, so their ledger write is not paid inside a slot, and wait for a slot; the fifth is held
+        // received, not yet taken in, so no more attempts are recorded than can start within one job's run.
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "2")
+                .set("poison-guard.consumer.prefetch", "3").set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(5);
+        CountDownLatch handlersMayEnd = new CountDownLatch(1);
+        List<String> intakes = Collections.synchronizedList(new ArrayList<>());
+        List<String> started = Collections.synchronizedList(new ArrayList<>());
+        List<String> ended = Collections.synchronizedList(new ArrayList<>());
+        start(config, queue, processor(queue, intakes, m -> {
+            started.add(m.messageId());
+            try {
+                handlersMayEnd.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+            ended.add(m.messageId());
+        }));
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.waiting.isEmpty() && started.size() == 2 && intakes.size() == 4);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> started.size() == 2 && intakes.size() == 4);
+        handlersMayEnd.countDown();
+        await().atMost(Duration.ofSeconds(10)).until(() -> ended.size() == 5);
+        assertEquals(java.util.Set.of("m0", "m1", "m2", "m3", "m4"), java.util.Set.copyOf(ended));
+        assertEquals(5, intakes.size(), "each job took its intake once: " + intakes);
+        assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
+    }
+
+    @Test
+    void aJobWhoseSlotDoesNotFreeInTimeAfterItsIntakeIsGivenBackUnstarted() {
+        // Its attempt is already durable: the turn tells the processor why it may not start, and the processor gives
+        // the copy back (OutcomeStage.giveBack records the attempt ABANDONED, uncounted).
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
+                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.visibility-timeout", "2s")
+                .set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(2);
+        CountDownLatch firstMayEnd = new CountDownLatch(1);
+        List<String> intakes = Collections.synchronizedList(new ArrayList<>());
+        List<String> started = Collections.synchronizedList(new ArrayList<>());
+        start(config, queue, processor(queue, intakes, m -> {
+            started.add(m.messageId());
+            try {
+                firstMayEnd.await();
+            } catch (InterruptedException e) {
+                Thread.currentThread().interrupt();
+            }
+        }));
+        await().atMost(Duration.ofSeconds(10)).until(() -> !queue.givenBack.isEmpty());
+        assertEquals(2, intakes.size(), "the second job took its intake while the first ran: " + intakes);
+        assertEquals(1, started.size(), "it did not start late: " + started);
+        assertTrue(!started.contains(queue.givenBack.get(0)), "given back: " + queue.givenBack + ", started: " + started);
+        firstMayEnd.countDown();
     }
 
     @Test

@@ -1,0 +1,86 @@
+package io.poisonguard.pipeline;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.config.Configs;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.config.Settings;
+import io.poisonguard.disposition.Decisions;
+import io.poisonguard.disposition.Intake;
+import io.poisonguard.ledger.AttemptOutcome;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.observability.Metrics;
+import org.junit.jupiter.api.Test;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.Collections;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.SplittableRandom;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A job whose attempt was made durable but whose handler never got a slot (or whose turn came while consumption
+ * was paused) is given back: the attempt ends ABANDONED, nothing is counted against the job, and the copy is
+ * visible again at once.
+ */
+class GiveBackTest {
+
+    /** SQS as far as the outcome stage uses it: records visibility changes. */
+    static final class Visibility implements SourceQueue {
+        final List<Duration> changes = Collections.synchronizedList(new ArrayList<>());
+
+        @Override
+        public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
+            return List.of();
+        }
+
+        @Override
+        public void delete(InboundMessage message) {
+            throw new AssertionError("a copy given back is not deleted");
+        }
+
+        @Override
+        public void changeVisibility(InboundMessage message, Duration delay) {
+            changes.add(delay);
+        }
+
+        @Override
+        public void flush() {
+        }
+    }
+
+    @Test
+    void anAttemptGivenBackBeforeItsHandlerStartedEndsUncountedAndItsCopyReturnsAtOnce() {
+        PoisonGuardConfig config = Configs.defaults().build();
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
+        HeartbeatRenewalTest.Ledger ledger = new HeartbeatRenewalTest.Ledger();
+        Visibility queue = new Visibility();
+        Decisions decisions = new Decisions(Settings.policy(config));
+        SplittableRandom random = new SplittableRandom(1);
+        OutcomeStage outcomes = new OutcomeStage(ledger, queue, null, decisions, clock, random, new Metrics(new SimpleMeterRegistry()),
+                null, null, null, null, null, null, config, "worker-1");
+
+        Intake intake = decisions.intake(LedgerRecord.fresh("job-1", "tenant-a", "permit-report", 1, clock.now), Optional.empty(), 1,
+                clock.now, "worker-1", new Decisions.Lane(false, 3), random);
+        LedgerRecord started = ledger.write(((Intake.Run) intake).next());
+        InboundMessage m = new InboundMessage("m1", "rh1", "{}", Map.of(), clock.now, 1, clock.now);
+
+        clock.now = clock.now.plusSeconds(2);
+        outcomes.giveBack(started, m, "no handler slot freed within half the visibility timeout");
+
+        LedgerRecord stored = ledger.items.get("job-1");
+        assertEquals(started.version() + 1, stored.version(), "one write ended the attempt");
+        assertEquals(JobState.RETRY_WAIT, stored.state());
+        assertEquals(AttemptOutcome.ABANDONED, stored.currentEntry().outcome());
+        assertTrue(stored.failures().isEmpty(), "nothing counted against the job: " + stored.failures());
+        assertNull(stored.leaseOwner(), "the lease is released");
+        assertEquals(List.of(Duration.ZERO), queue.changes, "the copy is visible again at once");
+    }
+}
