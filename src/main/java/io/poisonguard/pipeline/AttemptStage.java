@@ -59,12 +59,21 @@ public class AttemptStage {
         this.config = config;
     }
 
-    /** An attempt that ended: its heartbeat registration, the message, and how it ended. */
+    /** An attempt that ended: its heartbeat registration, the message, how it ended, and its effects. */
     record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, Thread handlerThread,
-                     Map<String, Integer> effects) {
+                     RecordedEffects effects) {
         /** Whether the handler returned (or threw) on its own; false when it was cut off and may still be running. */
         boolean handlerReturned() {
             return !(result instanceof AttemptResult.TimedOut || result instanceof AttemptResult.Abandoned);
+        }
+
+        /** Effects this attempt performed, name to attempt number: what the write that ends it records. */
+        Map<String, Integer> performed() {
+            return effects == null ? Map.of() : effects.performed();
+        }
+
+        Attempted withResult(AttemptResult r) {
+            return new Attempted(running, message, admitted, r, handlerThread, effects);
         }
     }
 
@@ -157,12 +166,41 @@ public class AttemptStage {
             thread.interrupt();
         }
         metrics.handled(admitted.jobType(), resultTag(result), Duration.ofNanos(System.nanoTime() - t0));
-        return new Attempted(running, m, admitted, result, thread, context.end());
+        context.end();
+        return new Attempted(running, m, admitted, result, thread, context);
+    }
+
+    /**
+     * After the attempt's handler ended, on the job's thread (its working slot may already be the next job's):
+     * performs the effects the handler deferred to its success ({@link io.poisonguard.handler.JobContext#onceOnSuccess}),
+     * or drops them if it did not succeed. A deferred effect that throws fails the attempt as the handler throwing
+     * it would have.
+     */
+    Attempted afterHandler(Attempted a) {
+        RecordedEffects effects = a.effects();
+        if (effects == null || !effects.hasDeferred()) {
+            return a;
+        }
+        if (!(a.result() instanceof AttemptResult.Succeeded)) {
+            effects.dropDeferred();
+            return a;
+        }
+        AttemptResult result = outcomeOf(a.running().record().jobId(), effects::performDeferred);
+        return result instanceof AttemptResult.Succeeded ? a : a.withResult(result);
+    }
+
+    /** Work whose end is an attempt's result: a handler, or the effects it deferred. */
+    private interface Work {
+        void run() throws Exception;
     }
 
     private AttemptResult invoke(JobHandler handler, Job job, RecordedEffects context) {
+        return outcomeOf(job.jobId(), () -> handler.handle(job, context));
+    }
+
+    private AttemptResult outcomeOf(String jobId, Work work) {
         try {
-            handler.handle(job, context);
+            work.run();
             return new AttemptResult.Succeeded();
         } catch (VirtualMachineError e) {
             // The JVM may be damaged (out of memory, an internal error): this attempt counts as a crash
@@ -171,7 +209,7 @@ public class AttemptStage {
             if (e instanceof StackOverflowError) {
                 return failed(e);
             }
-            health.fatal(job.jobId(), e.getClass().getSimpleName());
+            health.fatal(jobId, e.getClass().getSimpleName());
             return new AttemptResult.Crashed(e.getClass().getSimpleName());
         } catch (Throwable t) {
             if (t instanceof InterruptedException) {

@@ -75,6 +75,8 @@ public class JobProcessor {
             if (attempted.handlerReturned()) {
                 turn.handlerReturned();
             }
+            // The effects the handler deferred to its success go out now, outside its slot.
+            attempted = attempts.afterHandler(attempted);
             outcomes.settle(attempted);
             attempts.awaitStop(attempted);
         }

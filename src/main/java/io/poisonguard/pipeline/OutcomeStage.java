@@ -90,7 +90,7 @@ public class OutcomeStage {
             Optional<LedgerRecord> durable;
             try {
                 // The attempt's effects go in the same write that ends it: no write of their own.
-                durable = record(d.next().withEffects(a.effects()), a.message());
+                durable = record(d.next().withEffects(a.performed()), a.message());
             } catch (LedgerConflict lost) {
                 // Our lease ran out and another attempt took the job over: its outcome counts, not ours.
                 metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);

@@ -8,6 +8,7 @@ import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.testing.Queues;
+import io.poisonguard.testing.ScriptedHandler;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import jakarta.inject.Inject;
@@ -61,5 +62,25 @@ class TransientRecoveryTest extends FlowTest {
         assertEquals("flaky-1", Queues.attr(notices.get(0), "job-id"));
         System.out.printf("%n[transient] flaky-1 completed on attempt %d after delays %s and %s%n",
                 r.attempt(), h.get(0).retryDelay(), h.get(1).retryDelay());
+    }
+
+    @Inject
+    ScriptedHandler scripted;
+
+    @Test
+    void anEffectDeferredToTheHandlersSuccessThatFailsFailsTheAttemptAndIsPerformedAndRecordedByTheRetry() {
+        // The handler returns normally both times; its deferred effect throws a transient failure the first time.
+        new Queues(sqs, names).send("deferred-fails-once", ScriptedHandler.attributes("deferred-1"));
+
+        await().atMost(Duration.ofSeconds(60)).until(() -> ledger.find(key("deferred-1")).map(r -> r.state() == JobState.SUCCEEDED).orElse(false));
+
+        LedgerRecord r = ledger.find(key("deferred-1")).orElseThrow();
+        assertEquals(2, r.attempt());
+        assertEquals(1, r.failuresOf(FailureClass.TRANSIENT), "the effect's failure was the attempt's");
+        assertEquals(AttemptOutcome.FAILED, r.history().get(0).outcome());
+        assertTrue(r.history().get(0).message().contains("did not answer"), r.history().get(0).message());
+        assertEquals(java.util.Map.of(ScriptedHandler.DEFERRED_EFFECT, 2), r.effects(), "recorded by the attempt that performed it");
+        assertEquals(2, scripted.calls("deferred-1"));
+        assertEquals(2, scripted.deferredRuns("deferred-1"));
     }
 }

@@ -17,13 +17,18 @@ import java.util.concurrent.locks.LockSupport;
  * A test workload, job type {@code scripted}, whose body says what the handler does: {@code ok},
  * {@code error} (throws OutOfMemoryError, as seed 000's 4 MB input does), {@code hang} (sleeps, and
  * stops when interrupted), {@code hang-hard} (ignores interrupts until {@link #releaseStuck()}),
- * {@code illegal} (throws the same IllegalArgumentException every time).
+ * {@code illegal} (throws the same IllegalArgumentException every time), {@code deferred-fails-once} (returns, having
+ * deferred an effect to its success that fails the first time it runs, as a transient failure).
  */
 @ApplicationScoped
 public class ScriptedHandler implements JobHandler {
     public static final String JOB_TYPE = "scripted";
 
+    /** The effect {@code deferred-fails-once} defers to the handler's success. */
+    public static final String DEFERRED_EFFECT = "scripted-notice";
+
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
+    private final Map<String, AtomicInteger> deferredRuns = new ConcurrentHashMap<>();
     private final AtomicBoolean released = new AtomicBoolean();
     private final AtomicInteger running = new AtomicInteger();
 
@@ -54,6 +59,12 @@ public class ScriptedHandler implements JobHandler {
                     }
                 }
                 case "illegal" -> throw new IllegalArgumentException("unsupported endpoint scheme");
+                case "deferred-fails-once" -> context.onceOnSuccess(DEFERRED_EFFECT, () -> {
+                    int n = deferredRuns.computeIfAbsent(job.jobId(), k -> new AtomicInteger()).incrementAndGet();
+                    if (n == 1) {
+                        throw io.poisonguard.failure.JobFailure.transientFailure("the notice's queue did not answer (scripted)");
+                    }
+                });
                 default -> throw new IllegalStateException("unknown script " + job.body());
             }
         } finally {
@@ -63,6 +74,12 @@ public class ScriptedHandler implements JobHandler {
 
     public int calls(String jobId) {
         AtomicInteger n = calls.get(jobId);
+        return n == null ? 0 : n.get();
+    }
+
+    /** How often {@code deferred-fails-once}'s deferred effect ran for {@code jobId}. */
+    public int deferredRuns(String jobId) {
+        AtomicInteger n = deferredRuns.get(jobId);
         return n == null ? 0 : n.get();
     }
 

@@ -13,7 +13,7 @@ import java.util.concurrent.atomic.AtomicBoolean;
 /**
  * The example workload: renders a permit report from a JSON job, asks the permit-records service
  * for the permit's standing, and publishes one completion notice per job id through the effect
- * ledger.
+ * ledger, once the handler has succeeded ({@code onceOnSuccess}: the send waits outside the handler's slot).
  */
 @Singleton
 @io.quarkus.arc.lookup.LookupIfProperty(name = "poison-guard.example.enabled", stringValue = "true")
@@ -67,6 +67,6 @@ public class PermitReportHandler implements JobHandler {
     @Override
     public void handle(Job job, JobContext context) throws Exception {
         String body = work.notice(job.jobId(), job.tenant(), job.schemaVersion(), job.body(), job.attempt(), job.generation(), provider::standing);
-        context.once(NOTICE_EFFECT, () -> notices.publish(job.jobId(), job.tenant(), job.jobType(), body));
+        context.onceOnSuccess(NOTICE_EFFECT, () -> notices.publish(job.jobId(), job.tenant(), job.jobType(), body));
     }
 }
