@@ -236,6 +236,9 @@ public class Poller {
         } finally {
             hold.end();
             metrics.inFlight().decrementAndGet();
+            if (hold.interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -256,6 +259,7 @@ public class Poller {
         boolean working;
         boolean slot = true;
         boolean settle;
+        boolean interrupted;
 
         Hold(long startBy) {
             this.startBy = startBy;
@@ -272,7 +276,8 @@ public class Poller {
                 waited = !Poller.this.working.tryAcquire(0, TimeUnit.NANOSECONDS);
                 working = !waited || Poller.this.working.tryAcquire(startBy - System.nanoTime(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
-                Thread.currentThread().interrupt();
+                // The interrupt is restored once the job ends (work()), not before the write that gives the attempt back.
+                interrupted = true;
                 return Optional.of("the worker was interrupted before the attempt started");
             } finally {
                 admitting = false;

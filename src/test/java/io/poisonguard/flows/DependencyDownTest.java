@@ -83,18 +83,29 @@ class DependencyDownTest extends FlowTest {
         int attempts = attempts(jobs);
         int downFailures = jobs.stream().mapToInt(id -> ledger.find(key(id)).orElseThrow().failuresOf(FailureClass.DEPENDENCY_DOWN)).sum();
         assertTrue(jobs.stream().noneMatch(id -> quarantine.find(key(id)).isPresent()), "no job was quarantined");
-        // Each job ran once to succeed; every extra attempt is a call before the trip, a probe, or a job in flight at the trip.
+        // Each job ran once to succeed; every extra attempt is a call before the trip, a probe, or a job in flight at the
+        // trip: running, or with its attempt written and waiting for a slot (at most the concurrency of each).
         int extra = attempts - JOBS;
-        assertTrue(extra <= callsAtTrip + probes + CONCURRENCY, "extra attempts " + extra + " exceed calls before trip " + callsAtTrip
-                + " + probes " + probes + " + concurrency " + CONCURRENCY);
-        int held = jobs.stream().mapToInt(id -> (int) ledger.find(key(id)).orElseThrow().history().stream()
-                .filter(e -> e.outcome() == AttemptOutcome.HELD).count()).sum();
-        assertEquals(extra, downFailures + held, "every extra attempt is a DEPENDENCY_DOWN failure, charged or held");
+        assertTrue(extra <= callsAtTrip + probes + 2 * CONCURRENCY, "extra attempts " + extra + " exceed calls before trip " + callsAtTrip
+                + " + probes " + probes + " + twice the concurrency " + CONCURRENCY);
+        int held = outcomes(jobs, AttemptOutcome.HELD);
+        // A job whose attempt was written but whose turn came with consumption paused is given back without running.
+        int givenBack = outcomes(jobs, AttemptOutcome.ABANDONED);
+        assertTrue(givenBack <= CONCURRENCY, givenBack + " attempts given back unstarted, more than the concurrency " + CONCURRENCY);
+        assertEquals(extra, downFailures + held + givenBack,
+                "every extra attempt is a DEPENDENCY_DOWN failure (charged or held) or was given back before it started");
         // Only the calls that opened the breaker are charged; once it stops the work, the jobs pay nothing.
         assertTrue(downFailures <= callsAtTrip, "charged " + downFailures + " DEPENDENCY_DOWN failures, more than the "
                 + callsAtTrip + " calls made before the breaker opened");
         System.out.printf("%n[dependency down] %d jobs: %d provider calls before the breaker opened, %d probes during the outage,"
-                + " %d attempts in all (%d extra), 0 quarantined%n", JOBS, callsAtTrip, probes, attempts, extra);
+                + " %d attempts in all (%d extra, %d of them given back before they started), 0 quarantined%n", JOBS, callsAtTrip, probes,
+                attempts, extra, givenBack);
+    }
+
+    /** Attempts across {@code jobs} that ended with {@code outcome}. */
+    private int outcomes(List<String> jobs, AttemptOutcome outcome) {
+        return jobs.stream().mapToInt(id -> (int) ledger.find(key(id)).orElseThrow().history().stream()
+                .filter(e -> e.outcome() == outcome).count()).sum();
     }
 
     /** Attempts the ledger has recorded across {@code jobs} (a job not yet seen has none). */
