@@ -56,6 +56,7 @@ public class SqsJobQueue implements SourceQueue {
         List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(urls.jobs())
                 .maxNumberOfMessages(max)
                 .waitTimeSeconds((int) wait.toSeconds())
+                .overrideConfiguration(LongPoll.bounded((int) wait.toSeconds()))
                 .visibilityTimeout((int) visibility.toSeconds())
                 .messageAttributeNames("All")
                 .messageSystemAttributeNames(MessageSystemAttributeName.SENT_TIMESTAMP,

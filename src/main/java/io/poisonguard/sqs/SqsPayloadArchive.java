@@ -77,6 +77,7 @@ public class SqsPayloadArchive implements PayloadArchive {
             int empty = 0;
             for (int round = 0; round < MAX_ROUNDS && !complete; round++) {
                 List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(waitSeconds)
+                        .overrideConfiguration(LongPoll.bounded(waitSeconds))
                         .visibilityTimeout(HOLD_SECONDS).messageAttributeNames("All")).messages();
                 if (batch.isEmpty()) {
                     complete = ++empty >= emptiesToStop;

@@ -17,7 +17,12 @@ public final class EmulatorClients {
     }
 
     public static SqsClient sqs(Emulators e) {
-        return SqsClient.builder().endpointOverride(URI.create(e.sqsEndpoint())).region(Region.of(Emulators.REGION))
+        return sqs(e.sqsEndpoint());
+    }
+
+    /** An SQS client of its own for {@code endpoint} (a test's, apart from the application's). */
+    public static SqsClient sqs(String endpoint) {
+        return SqsClient.builder().endpointOverride(URI.create(endpoint)).region(Region.of(Emulators.REGION))
                 .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder()).build();
     }
 
