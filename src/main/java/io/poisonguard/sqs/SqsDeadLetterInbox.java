@@ -18,17 +18,19 @@ public class SqsDeadLetterInbox implements DeadLetterInbox {
     private final SqsClient sqs;
     private final QueueUrls urls;
     private final Clock clock;
+    private final LongPoll longPoll;
 
     public SqsDeadLetterInbox(SqsClient sqs, QueueUrls urls, Clock clock) {
         this.sqs = sqs;
         this.urls = urls;
         this.clock = clock;
+        this.longPoll = LongPoll.of(sqs);
     }
 
     @Override
     public List<InboundMessage> receive(int max, Duration hold) {
         // A 1 s long poll asks every SQS server (a short poll samples some), so a sweep does not stop early.
-        return sqs.receiveMessage(b -> b.queueUrl(urls.deadLetter()).maxNumberOfMessages(Math.min(10, max)).waitTimeSeconds(1).overrideConfiguration(LongPoll.bounded(1))
+        return sqs.receiveMessage(b -> b.queueUrl(urls.deadLetter()).maxNumberOfMessages(Math.min(10, max)).waitTimeSeconds(1).overrideConfiguration(longPoll.bounded(1))
                         .visibilityTimeout((int) hold.toSeconds()).messageAttributeNames("All")
                         .messageSystemAttributeNames(MessageSystemAttributeName.SENT_TIMESTAMP, MessageSystemAttributeName.APPROXIMATE_RECEIVE_COUNT))
                 .messages().stream().map(m -> SqsJobQueue.toDomain(m, clock.instant())).toList();

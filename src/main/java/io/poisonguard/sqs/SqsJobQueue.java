@@ -41,11 +41,13 @@ public class SqsJobQueue implements SourceQueue {
     private final Clock clock;
     private final LinkedBlockingQueue<String> pendingDeletes = new LinkedBlockingQueue<>();
     private final Thread flusher;
+    private final LongPoll longPoll;
     private volatile boolean open = true;
 
     public SqsJobQueue(SqsClient sqs, QueueUrls urls, Clock clock) {
         // The client itself, not its CDI proxy: every call on the hot path would otherwise look the bean up again.
         this.sqs = io.quarkus.arc.ClientProxy.unwrap(sqs);
+        this.longPoll = LongPoll.of(this.sqs);
         this.urls = urls;
         this.clock = clock;
         this.flusher = Thread.ofVirtual().name("poison-guard-delete-flusher").start(this::flushLoop);
@@ -56,7 +58,7 @@ public class SqsJobQueue implements SourceQueue {
         List<Message> messages = sqs.receiveMessage(b -> b.queueUrl(urls.jobs())
                 .maxNumberOfMessages(max)
                 .waitTimeSeconds((int) wait.toSeconds())
-                .overrideConfiguration(LongPoll.bounded((int) wait.toSeconds()))
+                .overrideConfiguration(longPoll.bounded((int) wait.toSeconds()))
                 .visibilityTimeout((int) visibility.toSeconds())
                 .messageAttributeNames("All")
                 .messageSystemAttributeNames(MessageSystemAttributeName.SENT_TIMESTAMP,

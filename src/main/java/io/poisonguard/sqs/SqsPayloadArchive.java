@@ -37,11 +37,13 @@ public class SqsPayloadArchive implements PayloadArchive {
 
     private final SqsClient sqs;
     private final QueueUrls urls;
+    private final LongPoll longPoll;
     private final java.util.concurrent.locks.ReentrantLock scan = new java.util.concurrent.locks.ReentrantLock();
 
     public SqsPayloadArchive(SqsClient sqs, QueueUrls urls) {
         this.sqs = sqs;
         this.urls = urls;
+        this.longPoll = LongPoll.of(sqs);
     }
 
     @Override
@@ -77,7 +79,7 @@ public class SqsPayloadArchive implements PayloadArchive {
             int empty = 0;
             for (int round = 0; round < MAX_ROUNDS && !complete; round++) {
                 List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(url).maxNumberOfMessages(10).waitTimeSeconds(waitSeconds)
-                        .overrideConfiguration(LongPoll.bounded(waitSeconds))
+                        .overrideConfiguration(longPoll.bounded(waitSeconds))
                         .visibilityTimeout(HOLD_SECONDS).messageAttributeNames("All")).messages();
                 if (batch.isEmpty()) {
                     complete = ++empty >= emptiesToStop;

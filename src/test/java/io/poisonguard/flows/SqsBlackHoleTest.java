@@ -13,6 +13,7 @@ import software.amazon.awssdk.services.sqs.SqsClient;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
+import java.util.Map;
 import java.util.stream.IntStream;
 
 import static org.awaitility.Awaitility.await;
@@ -28,13 +29,24 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 @QuarkusTest
 @TestProfile(SqsBlackHoleTest.Profile.class)
 class SqsBlackHoleTest extends FlowTest {
-    /** The receive's bound under test (a 1 s long poll plus the 10 s margin), the error pause, and room for a busy machine. */
-    static final Duration RECOVERY = Duration.ofSeconds(22);
+    /**
+     * The receive's bound under test (a 1 s long poll plus the client's 3 s attempt timeout, which this profile sets
+     * in place of the default 10 s), the 1 s pause after a failed receive, and room for a busy machine. A margin
+     * that did not follow the configured attempt timeout (a fixed 10 s) would come back after 11 s and fail.
+     */
+    static final Duration RECOVERY = Duration.ofSeconds(9);
 
     public static class Profile extends EmulatorProfile {
         @Override
         public List<TestResourceEntry> testResources() {
             return List.of(new TestResourceEntry(BlackHoleSqsResource.class));
+        }
+
+        @Override
+        public Map<String, String> getConfigOverrides() {
+            Map<String, String> overrides = new java.util.HashMap<>(super.getConfigOverrides());
+            overrides.put("quarkus.sqs.api-call-attempt-timeout", "3s");
+            return overrides;
         }
     }
 
