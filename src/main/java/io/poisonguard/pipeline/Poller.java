@@ -18,9 +18,9 @@ import java.util.concurrent.TimeUnit;
  * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
  * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency (handlers running at once)
  * is bounded by a semaphore, and a job's ledger writes are made beside the handlers rather than in their slots:
- * up to the concurrency of jobs make their attempt durable (the intake) and wait for a slot, and a job whose
- * handler has returned hands its slot on while its outcome is written, up to the concurrency of such outcomes at
- * once ({@link Hold}). The process holds at most {@code consumer.prefetch} messages beyond the concurrency (by
+ * every message held makes its attempt durable (the intake) as soon as it is received and then waits for a slot,
+ * and a job whose handler has returned hands its slot on while its outcome is written, up to the concurrency of
+ * such outcomes at once ({@link Hold}). The process holds at most {@code consumer.prefetch} messages beyond the concurrency (by
  * default the concurrency and a quarter, at most 10), received but not started, so a freed slot need not wait a
  * ReceiveMessage round trip for its next job. Under a backlog that reserve is topped up by one receive once
  * four fifths of it are spent ({@link #fill}). A prefetched message that finds no slot within half its
@@ -48,11 +48,6 @@ public class Poller {
     private final Semaphore working;
     /** Messages whose handler returned and whose outcome is being recorded, outside the working slots: the concurrency. */
     private final Semaphore settling;
-    /**
-     * Messages whose attempt is being made durable, or is and waits for a working slot: the concurrency. The
-     * intake's ledger write of the next jobs overlaps the handlers running.
-     */
-    private final Semaphore admitting;
     /** Free slots a receive waits (briefly, up to {@code receive-linger}) to have ({@link #fill}). */
     private final int fill;
     /** Messages held beyond the concurrency ({@link #prefetch}). */
@@ -75,7 +70,6 @@ public class Poller {
         this.slots = new Semaphore(settings.concurrency() + prefetch);
         this.working = new Semaphore(settings.concurrency(), true);
         this.settling = new Semaphore(settings.concurrency());
-        this.admitting = new Semaphore(settings.concurrency(), true);
         this.fill = fill(settings.concurrency(), prefetch, settings.maxMessages());
         this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
     }
@@ -195,41 +189,30 @@ public class Poller {
     }
 
     /**
-     * Runs one received message: once a place in the intake is free (at once, unless it was prefetched) its
-     * attempt is made durable, then it waits for a working slot and its handler runs. It is given back
-     * uncounted if neither frees before {@code startBy} (half its visibility after it was received), or if
-     * consumption was paused by the time its turn came: a dependency's breaker that opened while it waited must
-     * not be paid for by an attempt it would fail (and under a half-open breaker only the probe runs). Given back
-     * after its intake, its attempt is recorded as ABANDONED ({@link OutcomeStage#giveBack}).
+     * Runs one received message: its attempt is made durable at once (the intake, beside the handlers running), then
+     * it waits for a working slot and its handler runs. The ledger write of a prefetched message is thus paid while
+     * it waits, not after its slot frees: at concurrency 8 a write takes several handler runs, and a slot that had
+     * to wait for its next job's write would idle. It is given back uncounted if no slot frees before {@code startBy}
+     * (half its visibility after it was received), or if consumption was paused by the time its turn came: a
+     * dependency's breaker that opened while it waited must not be paid for by an attempt it would fail (and under
+     * a half-open breaker only the probe runs). Given back after its intake, its attempt is recorded as ABANDONED
+     * ({@link OutcomeStage#giveBack}).
      */
     private void work(InboundMessage m, long startBy) {
         Hold hold = new Hold(startBy);
         try {
-            // Zero wait, not tryAcquire(): the timed form keeps the fair order, so a message just received does not
-            // take a freed place ahead of reserved ones already waiting for it.
-            boolean waited = !admitting.tryAcquire(0, TimeUnit.NANOSECONDS);
-            if (waited && !admitting.tryAcquire(startBy - System.nanoTime(), TimeUnit.NANOSECONDS)) {
-                metrics.outcome(Metrics.Outcome.PREFETCH_RETURNED, null);
-                LOG.debugf("Message %s waited half its visibility timeout for a slot; given back uncounted", m.messageId());
-                release(m);
-                return;
-            }
-            hold.admitting = true;
             if (!running) {
                 // Stopping: a prefetched message that never started goes back at once.
                 release(m);
                 return;
             }
-            if (paused(gate.admit(), waited)) {
+            if (gate.admit() == ConsumptionGate.Admit.PAUSED) {
                 metrics.outcome(Metrics.Outcome.PAUSED_RETURNED, null);
                 LOG.debugf("Message %s: consumption paused before it started; given back uncounted", m.messageId());
                 release(m);
                 return;
             }
             processor.process(m, hold);
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            release(m);
         } catch (RuntimeException | Error e) {
             LOG.errorf("Message %s: processing failed (%s: %s); it will redeliver", m.messageId(),
                     e.getClass().getSimpleName(), io.poisonguard.failure.Scrubber.scrub(e.getMessage(), 200));
@@ -242,20 +225,20 @@ public class Poller {
         }
     }
 
-    /** Whether a job whose turn came must not start: consumption is paused, or half-open and this was not its probe. */
-    private static boolean paused(ConsumptionGate.Admit now, boolean waited) {
-        return now == ConsumptionGate.Admit.PAUSED || (waited && now == ConsumptionGate.Admit.PROBE);
+    /** Whether a job that waited for its turn must not start: consumption is paused, or half-open (only a probe, received alone, runs). */
+    private static boolean paused(ConsumptionGate.Admit now) {
+        return now == ConsumptionGate.Admit.PAUSED || now == ConsumptionGate.Admit.PROBE;
     }
 
     /**
      * What one message holds, on its own job thread: a place among the messages held ({@link #slots}) from its
-     * receive; a place in the intake ({@link #admitting}) while its attempt is made durable and it waits for a
-     * working slot; the working slot while its handler runs; and, once its handler has returned, a settling place
-     * instead of both while its outcome is recorded ({@link #settling}).
+     * receive, through its intake and its wait for a working slot; the working slot while its handler runs; and,
+     * once its handler has returned, a settling place instead of both while its outcome is recorded
+     * ({@link #settling}).
      */
     private final class Hold implements JobProcessor.Turn {
         private final long startBy;
-        boolean admitting;
+        boolean turnTaken;
         boolean working;
         boolean slot = true;
         boolean settle;
@@ -265,23 +248,23 @@ public class Poller {
             this.startBy = startBy;
         }
 
-        /** Trades the intake place for a working slot, waiting until {@code startBy} at most. */
+        /** Takes a working slot once the intake is durable, waiting until {@code startBy} at most. */
         @Override
         public Optional<String> start() {
-            if (!admitting) {
+            if (turnTaken) {
                 return Optional.empty();
             }
+            turnTaken = true;
             boolean waited;
             try {
+                // Zero wait first, not tryAcquire(): the timed form keeps the fair order, so a message just taken in
+                // does not take a freed slot ahead of prefetched ones already waiting for it.
                 waited = !Poller.this.working.tryAcquire(0, TimeUnit.NANOSECONDS);
                 working = !waited || Poller.this.working.tryAcquire(startBy - System.nanoTime(), TimeUnit.NANOSECONDS);
             } catch (InterruptedException e) {
                 // The interrupt is restored once the job ends (work()), not before the write that gives the attempt back.
                 interrupted = true;
                 return Optional.of("the worker was interrupted before the attempt started");
-            } finally {
-                admitting = false;
-                Poller.this.admitting.release();
             }
             if (!working) {
                 metrics.outcome(Metrics.Outcome.PREFETCH_RETURNED, null);
@@ -290,7 +273,7 @@ public class Poller {
             if (!running) {
                 return Optional.of("the worker is stopping");
             }
-            if (waited && paused(gate.admit(), true)) {
+            if (waited && paused(gate.admit())) {
                 metrics.outcome(Metrics.Outcome.PAUSED_RETURNED, null);
                 return Optional.of("consumption paused before the attempt started");
             }
@@ -316,9 +299,6 @@ public class Poller {
         }
 
         void end() {
-            if (admitting) {
-                Poller.this.admitting.release();
-            }
             if (working) {
                 Poller.this.working.release();
             }

@@ -304,10 +304,9 @@ class PollerPrefetchTest {
     }
 
     @Test
-    void theNextJobsMakeTheirAttemptDurableWhileTheHandlersRunAndStartWhenASlotFrees() {
-        // Concurrency 2, prefetch 3: two handlers hold both slots. Two more jobs (the concurrency) take their intake
-        // meanwhile, so their ledger write is not paid inside a slot, and wait for a slot; the fifth is held
-        // received, not yet taken in, so no more attempts are recorded than can start within one job's run.
+    void everyPrefetchedJobMakesItsAttemptDurableWhileTheHandlersRunAndStartsWhenASlotFrees() {
+        // Concurrency 2, prefetch 3: two handlers hold both slots. The three prefetched jobs take their intake
+        // meanwhile, all of them, so no ledger write is left to be paid after a slot frees, and wait for a slot.
         PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "2")
                 .set("poison-guard.consumer.prefetch", "3").set("poison-guard.consumer.receive-wait", "1s").build();
         Backlog queue = new Backlog(5);
@@ -324,8 +323,8 @@ class PollerPrefetchTest {
             }
             ended.add(m.messageId());
         }));
-        await().atMost(Duration.ofSeconds(10)).until(() -> queue.waiting.isEmpty() && started.size() == 2 && intakes.size() == 4);
-        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> started.size() == 2 && intakes.size() == 4);
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.waiting.isEmpty() && started.size() == 2 && intakes.size() == 5);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> started.size() == 2);
         handlersMayEnd.countDown();
         await().atMost(Duration.ofSeconds(10)).until(() -> ended.size() == 5);
         assertEquals(java.util.Set.of("m0", "m1", "m2", "m3", "m4"), java.util.Set.copyOf(ended));
