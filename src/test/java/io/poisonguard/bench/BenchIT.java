@@ -54,6 +54,9 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class BenchIT {
     private static final Pattern REQUESTS = Pattern.compile(
             "^poison_guard_aws_requests_total\\{operation=\"([^\"]+)\",service=\"([^\"]+)\"} ([0-9.eE+]+)$", Pattern.MULTILINE);
+    /** Outcomes by kind (summed over failure classes): give-backs and duplicates show in the report beside the requests. */
+    private static final Pattern OUTCOMES = Pattern.compile(
+            "^poison_guard_outcomes_total\\{[^}]*outcome=\"([^\"]+)\"[^}]*} ([0-9.eE+]+)$", Pattern.MULTILINE);
 
     /**
      * One run's window: its per-message CPU is the consumer process's ({@code cpuMs}, of which {@code jitShare} was its JIT
@@ -523,6 +526,10 @@ class BenchIT {
         Matcher m = REQUESTS.matcher(text);
         while (m.find()) {
             out.put(m.group(2) + "." + m.group(1), (long) Double.parseDouble(m.group(3)));
+        }
+        Matcher o = OUTCOMES.matcher(text);
+        while (o.find()) {
+            out.merge("Outcome." + o.group(1), (long) Double.parseDouble(o.group(2)), Long::sum);
         }
         return out;
     }

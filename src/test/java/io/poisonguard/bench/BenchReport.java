@@ -66,7 +66,7 @@ final class BenchReport {
                 pgDynamo.put(e.getKey(), ddbPer);
             }
         }
-        b.append("\nRequests per message by operation (median run):\n");
+        b.append("\nRequests per message by operation (median run; for poison-guard also its outcomes per message, Outcome.*: give-backs and duplicates show there):\n");
         for (Map.Entry<String, List<BenchIT.Result>> e : groups.entrySet()) {
             BenchIT.Result mid = e.getValue().stream().sorted(Comparator.comparingDouble(BenchIT.Result::rate)).toList()
                     .get(e.getValue().size() / 2);
