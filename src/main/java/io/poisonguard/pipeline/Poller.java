@@ -19,8 +19,8 @@ import java.util.concurrent.TimeUnit;
  * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency (handlers running at once)
  * is bounded by a semaphore, and a job's ledger writes are made beside the handlers rather than in their slots:
  * every message held makes its attempt durable (the intake) as soon as it is received and then waits for a slot,
- * and a job whose handler has returned hands its slot on while its outcome is written, up to the concurrency of
- * such outcomes at once ({@link Hold}). The process holds at most {@code consumer.prefetch} messages beyond the concurrency (by
+ * and a job whose handler has returned hands its slot on while its outcome is written, up to the concurrency plus
+ * the prefetch of such outcomes at once ({@link Hold}). The process holds at most {@code consumer.prefetch} messages beyond the concurrency (by
  * default the concurrency and a quarter, at most 10), received but not started, so a freed slot need not wait a
  * ReceiveMessage round trip for its next job. Under a backlog that reserve is topped up by one receive once
  * four fifths of it are spent ({@link #fill}). A prefetched message that finds no slot within half its
@@ -46,7 +46,10 @@ public class Poller {
     private final Semaphore slots;
     /** Messages being worked on: the concurrency. A prefetched message waits here for its turn. */
     private final Semaphore working;
-    /** Messages whose handler returned and whose outcome is being recorded, outside the working slots: the concurrency. */
+    /**
+     * Messages whose handler returned and whose outcome is being recorded, outside the working slots: as many as the
+     * worker may hold ({@link #settlingPlaces}).
+     */
     private final Semaphore settling;
     /** Free slots a receive waits (briefly, up to {@code receive-linger}) to have ({@link #fill}). */
     private final int fill;
@@ -69,7 +72,7 @@ public class Poller {
         this.prefetch = prefetch(settings);
         this.slots = new Semaphore(settings.concurrency() + prefetch);
         this.working = new Semaphore(settings.concurrency(), true);
-        this.settling = new Semaphore(settings.concurrency());
+        this.settling = new Semaphore(settlingPlaces(settings.concurrency(), prefetch));
         this.fill = fill(settings.concurrency(), prefetch, settings.maxMessages());
         this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
     }
@@ -84,6 +87,19 @@ public class Poller {
     static int prefetch(PoisonGuardConfig.Consumer settings) {
         int concurrency = settings.concurrency();
         return settings.prefetch().orElse(Math.min(10, concurrency + concurrency / 4));
+    }
+
+    /**
+     * Outcomes that may be recorded at once outside the working slots: the concurrency plus the prefetch. An outcome
+     * waits on round trips, not on a core (the notices its handler deferred, then the ledger write that ends the
+     * attempt): at concurrency 8 that is about as long as eight handler runs on a busy machine, and with only the
+     * concurrency's worth of places a third of the handlers that returned found none and kept their slot through
+     * their outcome, with the cores partly idle (BENCHMARKS.md, eighteenth table). The bound is still needed: while
+     * the ledger or SQS is slow, outcomes pile up here, and once the places are taken each returning handler keeps its
+     * slot, which stops new work. A worker thus holds at most twice the concurrency plus the prefetch unfinished.
+     */
+    static int settlingPlaces(int concurrency, int prefetch) {
+        return concurrency + prefetch;
     }
 
     /**
@@ -282,9 +298,9 @@ public class Poller {
 
         /**
          * The handler returned: if a settling place is free, the working slot and the held place go to the next
-         * messages while this one's outcome is written (so at most {@code concurrency} handlers run, and about as
-         * many outcomes are recorded beside them, without eating into the prefetched reserve). None free: this
-         * message keeps its slot to the end, as before.
+         * messages while this one's outcome is written (so at most {@code concurrency} handlers run, and up to
+         * {@link #settlingPlaces} outcomes are recorded beside them, without eating into the prefetched reserve). None
+         * free: this message keeps its slot to the end.
          */
         @Override
         public void handlerReturned() {

@@ -279,27 +279,27 @@ class PollerPrefetchTest {
 
     @Test
     void aJobWhoseHandlerReturnedLeavesItsSlotToTheNextWhileItsOutcomeIsRecorded() {
-        // Concurrency 1: the slot bounds handlers, not outcome writes. While the first job's outcome is still
-        // being written, the next job starts; a third waits, because only one outcome (the concurrency) is
-        // recorded outside the slots at a time and the second keeps its slot while its own outcome waits.
+        // Concurrency 1, prefetch 1: the slot bounds handlers, not outcome writes. While the first two jobs' outcomes
+        // are still being written (as many outcomes as the worker may hold messages, two), the next jobs start; the
+        // third finds both places taken and keeps its slot while its own outcome waits, so the fourth does not start.
         PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
                 .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.receive-wait", "1s").build();
-        Backlog queue = new Backlog(3);
+        Backlog queue = new Backlog(4);
         CountDownLatch outcomesMayEnd = new CountDownLatch(1);
         List<String> started = Collections.synchronizedList(new ArrayList<>());
         List<String> settling = Collections.synchronizedList(new ArrayList<>());
         List<String> ended = Collections.synchronizedList(new ArrayList<>());
         start(config, queue, outcomesHeldUntil(outcomesMayEnd, started, settling, ended));
-        await().atMost(Duration.ofSeconds(10)).until(() -> settling.size() == 2);
-        assertEquals(2, started.size(), "the second job started while the first's outcome was being written: " + started);
+        await().atMost(Duration.ofSeconds(10)).until(() -> settling.size() == 3);
+        assertEquals(3, started.size(), "the second and third jobs started while the outcomes before them were being written: " + started);
         assertTrue(ended.isEmpty(), "no outcome was let through yet: " + ended);
-        // The third is received (the first's held place went back to the poller) but finds no slot: it does not
-        // start while the second, unable to settle beside the first, keeps the only slot.
+        // The fourth is received (the second's held place went back to the poller) but finds no slot: it does not
+        // start while the third, unable to settle beside the first two, keeps the only slot.
         await().atMost(Duration.ofSeconds(10)).until(queue.waiting::isEmpty);
-        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> started.size() == 2);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> started.size() == 3);
         outcomesMayEnd.countDown();
-        await().atMost(Duration.ofSeconds(10)).until(() -> ended.size() == 3);
-        assertEquals(java.util.Set.of("m0", "m1", "m2"), java.util.Set.copyOf(ended));
+        await().atMost(Duration.ofSeconds(10)).until(() -> ended.size() == 4);
+        assertEquals(java.util.Set.of("m0", "m1", "m2", "m3"), java.util.Set.copyOf(ended));
         assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
     }
 
