@@ -139,6 +139,13 @@ class SettingsTest {
     }
 
     @Test
+    void aPrefetchOfTwentyBootsAndTwentyOneRefusesNamingPrefetch() {
+        Settings.policy(defaults().set("poison-guard.consumer.prefetch", "20").build());
+        refused(() -> Settings.policy(defaults().set("poison-guard.consumer.prefetch", "21").build()),
+                "poison-guard.consumer.prefetch");
+    }
+
+    @Test
     void aVisibilityTimeoutAboveTwelveHoursRefusesToBootNamingIt() {
         refused(() -> Settings.policy(defaults().set("poison-guard.consumer.visibility-timeout", "12h1s").build()),
                 "poison-guard.consumer.visibility-timeout");
