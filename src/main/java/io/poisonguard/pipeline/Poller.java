@@ -96,7 +96,8 @@ public class Poller {
      * concurrency's worth of places a third of the handlers that returned found none and kept their slot through
      * their outcome, with the cores partly idle (BENCHMARKS.md, eighteenth table). The bound is still needed: while
      * the ledger or SQS is slow, outcomes pile up here, and once the places are taken each returning handler keeps its
-     * slot, which stops new work. A worker thus holds at most twice the concurrency plus the prefetch unfinished.
+     * slot, which stops new work. A worker thus holds at most 2 x (concurrency + prefetch) messages unfinished:
+     * concurrency + prefetch held (received, handler not yet returned) and as many settling.
      */
     static int settlingPlaces(int concurrency, int prefetch) {
         return concurrency + prefetch;
