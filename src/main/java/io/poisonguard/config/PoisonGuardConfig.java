@@ -387,14 +387,13 @@ public interface PoisonGuardConfig {
         /**
          * Messages received ahead of a free slot (0-20): each writes its attempt at once and waits in the worker,
          * not yet started, so a slot that frees starts its next job at once instead of after a ReceiveMessage
-         * round trip and a ledger write. Unset: the concurrency and a quarter, at most 10. One that waits half its
+         * round trip and a ledger write. Unset: sized while the worker runs, twice the jobs its handlers finish
+         * while a receive and its messages' intakes come in, between the concurrency and a quarter (at most 10,
+         * what slow jobs keep) and 20 (at most 2.5 times the concurrency). Set, it is fixed. One that waits half its
          * visibility timeout without a slot is given back, its attempt recorded ABANDONED (uncounted), so a
          * prefetched copy never outlives its visibility in a busy worker; so is one whose turn comes while
          * consumption is paused. A worker killed holding them loses nothing: they reappear after their
-         * visibility timeout as suspects of an ambiguous crash, like the jobs that were running. Above the default
-         * only for jobs that run in milliseconds: at concurrency 8, 20 kept the handlers fed while a receive and its
-         * intakes were on the wire (BENCHMARKS.md, eighteenth table), but a slow job's prefetched copies wait longer
-         * and more of them are given back.
+         * visibility timeout as suspects of an ambiguous crash, like the jobs that were running.
          */
         java.util.OptionalInt prefetch();
 

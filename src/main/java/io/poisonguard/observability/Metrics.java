@@ -2,6 +2,7 @@ package io.poisonguard.observability;
 
 import io.micrometer.core.instrument.Counter;
 import io.micrometer.core.instrument.DistributionSummary;
+import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.micrometer.core.instrument.Timer;
 import io.poisonguard.failure.FailureClass;
@@ -45,6 +46,7 @@ public class Metrics {
     private final AtomicInteger systemic = new AtomicInteger();
     private final AtomicInteger stuck = new AtomicInteger();
     private final AtomicInteger ledgerDown = new AtomicInteger();
+    private final AtomicInteger reserve = new AtomicInteger();
     private final DistributionSummary queueAge;
     private final Counter received;
     private final RejectionHistory rejections = new RejectionHistory();
@@ -69,6 +71,9 @@ public class Metrics {
         registry.gauge("poison.guard.systemic.tripped", systemic);
         registry.gauge("poison.guard.stuck.handlers", stuck);
         registry.gauge("poison.guard.ledger.unavailable", ledgerDown);
+        Gauge.builder("poison.guard.prefetch.reserve", reserve, AtomicInteger::get)
+                .description("Messages the poller holds ahead of its working slots now (consumer.prefetch, or sized by job time)")
+                .register(registry);
         Counter.builder("poison.guard.dead.letter.adopted")
                 .description("Jobs found in the DLQ without a quarantine record and adopted as REDRIVEN").register(registry);
         for (FailureClass c : FailureClass.values()) {
@@ -159,6 +164,11 @@ public class Metrics {
     }
 
     /** 1 while the ledger does not answer and consumption is paused for it. */
+    /** The reserve the poller holds ahead of its working slots now. */
+    public void reserve(int messages) {
+        reserve.set(messages);
+    }
+
     public void ledgerUnavailable(boolean down) {
         ledgerDown.set(down ? 1 : 0);
     }

@@ -20,10 +20,12 @@ import java.util.concurrent.TimeUnit;
  * is bounded by a semaphore, and a job's ledger writes are made beside the handlers rather than in their slots:
  * every message held makes its attempt durable (the intake) as soon as it is received and then waits for a slot,
  * and a job whose handler has returned hands its slot on while its outcome is written, up to the concurrency plus
- * the prefetch of such outcomes at once ({@link Hold}). The process holds at most {@code consumer.prefetch} messages beyond the concurrency (by
- * default the concurrency and a quarter, at most 10), received but not started, so a freed slot need not wait a
- * ReceiveMessage round trip for its next job. Under a backlog that reserve is topped up by one receive once
- * four fifths of it are spent ({@link #fill}). A prefetched message that finds no slot within half its
+ * the reserve of such outcomes at once ({@link Hold}). The process holds a reserve of messages beyond the concurrency,
+ * received but not started, so a freed slot need not wait a ReceiveMessage round trip for its next job:
+ * {@code consumer.prefetch}, or, unset, sized while it runs from the jobs' and the refill's times ({@link Reserve}:
+ * the concurrency and a quarter, at most 10, for slow jobs; up to 20 for jobs that end faster than a receive and its
+ * intakes bring the next). Under a backlog that reserve is topped up by one receive once four fifths of it are
+ * spent ({@link #fill}). A prefetched message that finds no slot within half its
  * visibility timeout is given back uncounted rather than started late (its copy would reappear to another
  * worker while it ran here).
  */
@@ -35,6 +37,8 @@ public class Poller {
     private static final Duration GATE_PAUSE = Duration.ofMillis(200);
     /** How long shutdown waits for abandoned attempts to record their release. */
     private static final Duration ABANDON_WAIT = Duration.ofSeconds(5);
+    /** A message whose receive says nothing of the refill time (it did not get all it asked for). */
+    private static final long NOT_A_REFILL = Long.MIN_VALUE;
 
     private final SourceQueue source;
     private final JobProcessor processor;
@@ -42,19 +46,19 @@ public class Poller {
     private final PoisonGuardConfig.Consumer settings;
     private final ConsumptionGate gate;
     private final IsolationLane lane;
-    /** Messages the worker may hold: the concurrency plus the prefetch. */
-    private final Semaphore slots;
+    /** Messages the worker may hold: the concurrency plus the reserve ({@link #reserved}). */
+    private final Capacity slots;
     /** Messages being worked on: the concurrency. A prefetched message waits here for its turn. */
     private final Semaphore working;
     /**
      * Messages whose handler returned and whose outcome is being recorded, outside the working slots: as many as the
-     * worker may hold ({@link #settlingPlaces}).
+     * worker may hold ({@link #settlingPlaces}), resized with the reserve.
      */
-    private final Semaphore settling;
-    /** Free slots a receive waits (briefly, up to {@code receive-linger}) to have ({@link #fill}). */
-    private final int fill;
-    /** Messages held beyond the concurrency ({@link #prefetch}). */
-    private final int prefetch;
+    private final Capacity settling;
+    /** The size of the reserve held beyond the concurrency. */
+    private final Reserve reserve;
+    /** The reserve {@link #slots} and {@link #settling} are sized for now; changed by the receiver thread only. */
+    private int reserved;
     /** How long a received message may wait for a working slot: half its visibility timeout. */
     private final long maxWaitNanos;
     private volatile boolean running;
@@ -69,49 +73,84 @@ public class Poller {
         this.processor = processor;
         this.metrics = metrics;
         this.settings = config.consumer();
-        this.prefetch = prefetch(settings);
-        this.slots = new Semaphore(settings.concurrency() + prefetch);
+        this.reserve = reserve(settings);
+        this.reserved = reserve.size();
+        this.slots = new Capacity(settings.concurrency() + reserved);
         this.working = new Semaphore(settings.concurrency(), true);
-        this.settling = new Semaphore(settlingPlaces(settings.concurrency(), prefetch));
-        this.fill = fill(settings.concurrency(), prefetch, settings.maxMessages());
+        this.settling = new Capacity(settlingPlaces(settings.concurrency(), reserved));
+        metrics.reserve(reserved);
         this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
     }
 
     /**
-     * Messages held beyond the concurrency: {@code consumer.prefetch}, or, unset, the concurrency and a quarter,
-     * at most 10. Ten is one full receive: with that reserve a backlog is read ten messages (or eight, see
-     * {@link #fill}) per ReceiveMessage however low the concurrency. Tied to the concurrency below that, so a
-     * prefetched message waits about one job's run (at most a job and a quarter) before it starts, however slow
-     * the jobs are.
+     * Messages held beyond the concurrency: {@code consumer.prefetch}, or, unset, a reserve sized from the jobs'
+     * times ({@link Reserve}) that starts at, and for slow jobs stays at, the concurrency and a quarter, at most 10.
+     * Ten is one full receive: with that reserve a backlog is read ten messages (or eight, see {@link #fill}) per
+     * ReceiveMessage however low the concurrency. Tied to the concurrency below that, so a prefetched message waits
+     * about one job's run (at most a job and a quarter) before it starts, however slow the jobs are.
      */
-    static int prefetch(PoisonGuardConfig.Consumer settings) {
+    static Reserve reserve(PoisonGuardConfig.Consumer settings) {
         int concurrency = settings.concurrency();
-        return settings.prefetch().orElse(Math.min(10, concurrency + concurrency / 4));
+        return settings.prefetch().isPresent() ? Reserve.fixed(concurrency, settings.prefetch().getAsInt()) : Reserve.sized(concurrency);
+    }
+
+    /** The reserve held beyond the concurrency now. */
+    int reserved() {
+        return reserved;
     }
 
     /**
-     * Outcomes that may be recorded at once outside the working slots: the concurrency plus the prefetch. An outcome
+     * Brings the places to the reserve's size now: grown, the receiver may take more at once; shrunk, places given
+     * back by ending jobs are kept until the worker holds no more than the new size (nothing held is let go).
+     */
+    private void resize() {
+        int next = reserve.size();
+        if (next != reserved) {
+            slots.resize(next - reserved);
+            settling.resize(next - reserved);
+            reserved = next;
+            metrics.reserve(next);
+        }
+    }
+
+    /** A semaphore whose permits can be taken away ahead of their release. */
+    private static final class Capacity extends Semaphore {
+        Capacity(int permits) {
+            super(permits);
+        }
+
+        void resize(int by) {
+            if (by > 0) {
+                release(by);
+            } else if (by < 0) {
+                reducePermits(-by);
+            }
+        }
+    }
+
+    /**
+     * Outcomes that may be recorded at once outside the working slots: the concurrency plus the reserve. An outcome
      * waits on round trips, not on a core (the notices its handler deferred, then the ledger write that ends the
      * attempt): at concurrency 8 that is about as long as eight handler runs on a busy machine, and with only the
      * concurrency's worth of places a third of the handlers that returned found none and kept their slot through
      * their outcome, with the cores partly idle (BENCHMARKS.md, eighteenth table). The bound is still needed: while
      * the ledger or SQS is slow, outcomes pile up here, and once the places are taken each returning handler keeps its
-     * slot, which stops new work. A worker thus holds at most 2 x (concurrency + prefetch) messages unfinished:
-     * concurrency + prefetch held (received, handler not yet returned) and as many settling.
+     * slot, which stops new work. A worker thus holds at most 2 x (concurrency + reserve) messages unfinished:
+     * concurrency + reserve held (received, handler not yet returned) and as many settling.
      */
-    static int settlingPlaces(int concurrency, int prefetch) {
-        return concurrency + prefetch;
+    static int settlingPlaces(int concurrency, int reserve) {
+        return concurrency + reserve;
     }
 
     /**
      * Free slots a receive waits for under a backlog (up to {@code receive-linger}; an idle worker has them all
-     * at once): four fifths of the prefetch, so a receive goes out when the reserve of received, unstarted
+     * at once): four fifths of the reserve, so a receive goes out when the reserve of received, unstarted
      * messages is down to a fifth, which covers the jobs that end during the receive's round trip, and brings
      * the reserve back to full. Never less than a quarter of the concurrency (what a small explicit prefetch
      * would otherwise make one-message receives), never more than {@code max-messages}.
      */
-    static int fill(int concurrency, int prefetch, int maxMessages) {
-        return Math.min(maxMessages, Math.max(1, Math.max(concurrency / 4, prefetch - prefetch / 5)));
+    static int fill(int concurrency, int reserve, int maxMessages) {
+        return Math.min(maxMessages, Math.max(1, Math.max(concurrency / 4, reserve - reserve / 5)));
     }
 
     /**
@@ -139,8 +178,9 @@ public class Poller {
         running = true;
         workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("poison-guard-job-", 0).factory());
         receiver = Thread.ofPlatform().name("poison-guard-receiver").daemon().start(this::receiveLoop);
-        LOG.infof("Polling with concurrency %d (prefetch %d), long-poll %ss, visibility %ss",
-                settings.concurrency(), prefetch, settings.receiveWait().toSeconds(), settings.visibilityTimeout().toSeconds());
+        LOG.infof("Polling with concurrency %d (prefetch %s), long-poll %ss, visibility %ss", settings.concurrency(),
+                reserve.adapts() ? reserve.floor() + "-" + reserve.ceiling() + " by job time" : String.valueOf(reserve.floor()),
+                settings.receiveWait().toSeconds(), settings.visibilityTimeout().toSeconds());
     }
 
     public boolean isRunning() {
@@ -161,9 +201,10 @@ public class Poller {
             int max = admit == ConsumptionGate.Admit.PROBE ? 1 : settings.maxMessages();
             int want;
             try {
+                resize();
                 slots.acquire();
                 want = 1 + slots.drainPermits();
-                want += linger(want, Math.min(max, fill));
+                want += linger(want, Math.min(max, fill(settings.concurrency(), reserved, settings.maxMessages())));
                 if (want > max) {
                     slots.release(want - max);
                     want = max;
@@ -173,6 +214,7 @@ public class Poller {
                 return;
             }
             List<InboundMessage> batch;
+            long sentAt = System.nanoTime();
             try {
                 batch = source.receive(want, settings.receiveWait(), settings.visibilityTimeout());
             } catch (RuntimeException e) {
@@ -185,6 +227,8 @@ public class Poller {
                 continue;
             }
             slots.release(want - batch.size());
+            // Only a receive that got all it asked for tells how long a refill takes under a backlog.
+            long refillFrom = batch.size() == want ? sentAt : NOT_A_REFILL;
             long startBy = System.nanoTime() + maxWaitNanos;
             for (InboundMessage m : batch) {
                 if (!running) {
@@ -194,7 +238,7 @@ public class Poller {
                 }
                 metrics.inFlight().incrementAndGet();
                 try {
-                    workers.execute(() -> work(m, startBy));
+                    workers.execute(() -> work(m, startBy, refillFrom));
                 } catch (java.util.concurrent.RejectedExecutionException stopping) {
                     // stop() shut the executor between the running check and here: give the message back.
                     metrics.inFlight().decrementAndGet();
@@ -215,8 +259,8 @@ public class Poller {
      * a half-open breaker only the probe runs). Given back after its intake, its attempt is recorded as ABANDONED
      * ({@link OutcomeStage#giveBack}).
      */
-    private void work(InboundMessage m, long startBy) {
-        Hold hold = new Hold(startBy);
+    private void work(InboundMessage m, long startBy, long refillFrom) {
+        Hold hold = new Hold(startBy, refillFrom);
         try {
             if (!running) {
                 // Stopping: a prefetched message that never started goes back at once.
@@ -255,14 +299,17 @@ public class Poller {
      */
     private final class Hold implements JobProcessor.Turn {
         private final long startBy;
+        private final long refillFrom;
+        private long startedAt;
         boolean turnTaken;
         boolean working;
         boolean slot = true;
         boolean settle;
         boolean interrupted;
 
-        Hold(long startBy) {
+        Hold(long startBy, long refillFrom) {
             this.startBy = startBy;
+            this.refillFrom = refillFrom;
         }
 
         /** Takes a working slot once the intake is durable, waiting until {@code startBy} at most. */
@@ -272,6 +319,9 @@ public class Poller {
                 return Optional.empty();
             }
             turnTaken = true;
+            if (refillFrom != NOT_A_REFILL) {
+                reserve.refilled(System.nanoTime() - refillFrom);
+            }
             boolean waited;
             try {
                 // Zero wait first, not tryAcquire(): the timed form keeps the fair order, so a message just taken in
@@ -294,6 +344,7 @@ public class Poller {
                 metrics.outcome(Metrics.Outcome.PAUSED_RETURNED, null);
                 return Optional.of("consumption paused before the attempt started");
             }
+            startedAt = System.nanoTime();
             return Optional.empty();
         }
 
@@ -305,6 +356,9 @@ public class Poller {
          */
         @Override
         public void handlerReturned() {
+            if (working && !settle) {
+                reserve.handlerRan(System.nanoTime() - startedAt);
+            }
             if (!working || settle || !settling.tryAcquire()) {
                 return;
             }

@@ -85,9 +85,10 @@ class DependencyDownTest extends FlowTest {
         assertTrue(jobs.stream().noneMatch(id -> quarantine.find(key(id)).isPresent()), "no job was quarantined");
         // Each job ran once to succeed; every extra attempt is a call before the trip, a probe, or a job in flight at the
         // trip: one of the handlers running then, or one of the messages held then (taking its intake or prefetched:
-        // the concurrency and the prefetch, 10 at concurrency 8), given back once its turn came with consumption paused.
+        // the concurrency and the reserve, which follows the jobs' times and is at most 20 at concurrency 8), given back
+        // once its turn came with consumption paused.
         int extra = attempts - JOBS;
-        int heldAtTrip = CONCURRENCY + 10;
+        int heldAtTrip = CONCURRENCY + 20;
         assertTrue(extra <= callsAtTrip + probes + CONCURRENCY + heldAtTrip, "extra attempts " + extra + " exceed calls before trip "
                 + callsAtTrip + " + probes " + probes + " + concurrency " + CONCURRENCY + " + messages held " + heldAtTrip);
         int held = outcomes(jobs, AttemptOutcome.HELD);

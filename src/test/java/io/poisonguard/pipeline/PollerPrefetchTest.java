@@ -36,7 +36,7 @@ class PollerPrefetchTest {
     }
 
     /** A queue that hands out the messages it was given, and records what it was asked to do with them. */
-    static final class Backlog implements SourceQueue {
+    static class Backlog implements SourceQueue {
         final ConcurrentLinkedQueue<InboundMessage> waiting = new ConcurrentLinkedQueue<>();
         final List<Integer> asked = Collections.synchronizedList(new ArrayList<>());
         final List<String> givenBack = Collections.synchronizedList(new ArrayList<>());
@@ -138,13 +138,13 @@ class PollerPrefetchTest {
     }
 
     @Test
-    void unsetPrefetchIsTheConcurrencyAndAQuarterAtMostTen() {
-        assertEquals(1, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "1").build().consumer()));
-        assertEquals(5, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "4").build().consumer()));
-        assertEquals(10, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "8").build().consumer()));
-        assertEquals(10, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "32").build().consumer()));
-        assertEquals(0, Poller.prefetch(Configs.defaults().set("poison-guard.consumer.concurrency", "32")
-                .set("poison-guard.consumer.prefetch", "0").build().consumer()));
+    void unsetPrefetchStartsAtTheConcurrencyAndAQuarterAtMostTen() {
+        assertEquals(1, Poller.reserve(Configs.defaults().set("poison-guard.consumer.concurrency", "1").build().consumer()).size());
+        assertEquals(5, Poller.reserve(Configs.defaults().set("poison-guard.consumer.concurrency", "4").build().consumer()).size());
+        assertEquals(10, Poller.reserve(Configs.defaults().set("poison-guard.consumer.concurrency", "8").build().consumer()).size());
+        assertEquals(10, Poller.reserve(Configs.defaults().set("poison-guard.consumer.concurrency", "32").build().consumer()).size());
+        assertEquals(0, Poller.reserve(Configs.defaults().set("poison-guard.consumer.concurrency", "32")
+                .set("poison-guard.consumer.prefetch", "0").build().consumer()).size());
     }
 
     @Test
@@ -181,6 +181,67 @@ class PollerPrefetchTest {
         }
         assertTrue(asked.stream().allMatch(n -> n >= 8), "every receive asked for at least 8: " + asked);
         assertTrue(asked.size() <= 400 / 8 + 2, "400 messages took " + asked.size() + " receives");
+    }
+
+    /**
+     * Runs {@code jobs} messages at concurrency 8 with the prefetch unset, each receive taking {@code roundTrip},
+     * each intake {@code intake} and each handler {@code handler}; returns the most messages the worker held at
+     * once (received and not yet ended).
+     */
+    private int mostHeldAtOnce(int jobs, Duration roundTrip, Duration intake, Duration handler) {
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "8")
+                .set("poison-guard.consumer.receive-wait", "1s").build();
+        java.util.concurrent.atomic.AtomicInteger held = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger most = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger ended = new java.util.concurrent.atomic.AtomicInteger();
+        Backlog queue = new Backlog(jobs) {
+            @Override
+            public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
+                pause(roundTrip);
+                List<InboundMessage> out = super.receive(max, wait, visibility);
+                most.accumulateAndGet(held.addAndGet(out.size()), Math::max);
+                return out;
+            }
+        };
+        start(config, queue, new JobProcessor(null, null, null) {
+            @Override
+            public void process(InboundMessage m, Turn turn) {
+                pause(intake);
+                if (turn.start().isEmpty()) {
+                    pause(handler);
+                    turn.handlerReturned();
+                }
+                held.decrementAndGet();
+                ended.incrementAndGet();
+            }
+        });
+        await().atMost(Duration.ofSeconds(60)).until(() -> ended.get() == jobs);
+        assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
+        return most.get();
+    }
+
+    private static void pause(Duration d) {
+        try {
+            Thread.sleep(d); // stands for a round trip or a handler's work, not for a condition
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+    }
+
+    @Test
+    void anUnsetPrefetchGrowsPastTheDefaultWhenJobsEndFasterThanAReceiveAndItsIntakesRefillThem() {
+        // Handlers of 4 ms at concurrency 8 spend a job every half millisecond; a receive and its intakes take 9 ms,
+        // during which the handlers spend 18 jobs, more than the default reserve of 10. The reserve grows (up to 20),
+        // so the worker comes to hold more than the concurrency plus 10.
+        int most = mostHeldAtOnce(1500, Duration.ofMillis(3), Duration.ofMillis(6), Duration.ofMillis(4));
+        assertTrue(most > 18, "held at most " + most + " messages at once");
+    }
+
+    @Test
+    void anUnsetPrefetchStaysAtTheDefaultWhenJobsAreSlowAgainstAReceiveAndItsIntakes() {
+        // Handlers of 60 ms against a 2-ms refill: a larger reserve would only make the prefetched copies wait longer.
+        int most = mostHeldAtOnce(120, Duration.ofMillis(1), Duration.ofMillis(1), Duration.ofMillis(60));
+        assertTrue(most <= 18, "held at most " + most + " messages at once");
     }
 
     @Test

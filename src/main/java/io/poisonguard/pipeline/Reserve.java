@@ -1,0 +1,85 @@
+package io.poisonguard.pipeline;
+
+/**
+ * How many received messages the poller holds ahead of its working slots (the prefetched reserve), sized while it
+ * runs when {@code consumer.prefetch} is unset.
+ *
+ * <p>A reserve must last while the next one comes in: a receive's round trip and its messages' intakes (the ledger
+ * write each one makes before it may start). Over that refill time the working slots spend
+ * {@code concurrency × refill / handler} jobs. The size is twice that, so the receive that goes out once four fifths
+ * of the reserve are spent ({@link Poller#fill}) arrives before the rest is; never below the fixed default (the
+ * concurrency and a quarter, at most 10) and never above {@link #CEILING} (two full receives), nor above two and a
+ * half times the concurrency.
+ *
+ * <p>The reserve grows only when jobs are short against the refill, and then a prefetched message's wait for its turn,
+ * {@code reserve × handler / concurrency}, is at most two refill times: milliseconds. Slow jobs keep the
+ * default, so their prefetched copies wait about one job's run, as before. Both times are smoothed averages (each new
+ * observation weighs a sixteenth), and the refill is only observed on receives that returned all they asked for:
+ * under a backlog, where a reserve matters; a long poll that waited on an empty queue says nothing about it.
+ */
+final class Reserve {
+    /** The largest reserve: two full receives. */
+    static final int CEILING = 20;
+    private static final double WEIGHT = 1.0 / 16;
+
+    private final int concurrency;
+    private final int floor;
+    private final int ceiling;
+    private double handlerNanos = Double.NaN;
+    private double refillNanos = Double.NaN;
+
+    private Reserve(int concurrency, int floor, int ceiling) {
+        this.concurrency = concurrency;
+        this.floor = floor;
+        this.ceiling = ceiling;
+    }
+
+    /** A reserve of {@code size} whatever the jobs do: {@code consumer.prefetch} was set. */
+    static Reserve fixed(int concurrency, int size) {
+        return new Reserve(concurrency, size, size);
+    }
+
+    /** A reserve sized by the jobs' and the refill's times, between the default and the ceiling. */
+    static Reserve sized(int concurrency) {
+        int floor = Math.min(10, concurrency + concurrency / 4);
+        return new Reserve(concurrency, floor, Math.max(floor, Math.min(CEILING, concurrency * 5 / 2)));
+    }
+
+    /** Whether the size follows the jobs. */
+    boolean adapts() {
+        return floor != ceiling;
+    }
+
+    int floor() {
+        return floor;
+    }
+
+    int ceiling() {
+        return ceiling;
+    }
+
+    /** A job held its working slot for {@code nanos} before its handler returned. */
+    synchronized void handlerRan(long nanos) {
+        handlerNanos = smooth(handlerNanos, nanos);
+    }
+
+    /** A message received under a backlog was ready to start {@code nanos} after its receive went out. */
+    synchronized void refilled(long nanos) {
+        refillNanos = smooth(refillNanos, nanos);
+    }
+
+    private static double smooth(double average, long sample) {
+        double s = Math.max(0, sample);
+        return Double.isNaN(average) ? s : average + WEIGHT * (s - average);
+    }
+
+    /** The reserve to hold now. */
+    synchronized int size() {
+        if (!adapts() || Double.isNaN(handlerNanos) || Double.isNaN(refillNanos)) {
+            return floor;
+        }
+        double spentDuringRefill = concurrency * refillNanos / Math.max(handlerNanos, 1_000);
+        double wanted = Math.ceil(2 * spentDuringRefill);
+        return (int) Math.max(floor, Math.min(ceiling, wanted));
+    }
+}
