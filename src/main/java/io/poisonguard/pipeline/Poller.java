@@ -94,11 +94,6 @@ public class Poller {
         return settings.prefetch().isPresent() ? Reserve.fixed(concurrency, settings.prefetch().getAsInt()) : Reserve.sized(concurrency);
     }
 
-    /** The reserve held beyond the concurrency now. */
-    int reserved() {
-        return reserved;
-    }
-
     /**
      * Brings the places to the reserve's size now: grown, the receiver may take more at once; shrunk, places given
      * back by ending jobs are kept until the worker holds no more than the new size (nothing held is let go).
