@@ -196,9 +196,10 @@ public interface PoisonGuardConfig {
         Duration batchLinger();
 
         /**
-         * Notice batches that may be on the wire at once. Fewer: notices queue behind a batch in flight and go
-         * out together in the next (fewer requests, a little more wait); more: a notice waits less for a free
-         * sender. 1-10.
+         * Notice batches that may be on the wire at once, 1-10. A batch is sent at once when no other is on the
+         * wire; while one is, the next gathers behind it and is sent beside it only once it is full (ten
+         * notices). Under load every batch then leaves full; this caps how many full batches a worker has in
+         * flight.
          */
         @WithName("batches-in-flight")
         @WithDefault("4")

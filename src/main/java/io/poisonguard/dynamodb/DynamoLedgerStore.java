@@ -122,9 +122,33 @@ public final class DynamoLedgerStore implements LedgerStore {
         return version + "@" + storageKey;
     }
 
+    /**
+     * Keeps an item image as the base of this job's next write, unless none can follow: a finished job
+     * (succeeded, dropped, resolved, unrecoverable) is never written again, so its image would only sit in
+     * memory until pushed out, long enough to be copied by every young collection meanwhile.
+     */
     private void remember(String storageKey, long version, Map<String, AttributeValue> image) {
+        String state = Attrs.str(image, "state");
+        if (state != null && finished(state)) {
+            return;
+        }
         synchronized (known) {
             known.put(imageKey(storageKey, version), image);
+        }
+    }
+
+    private static boolean finished(String state) {
+        try {
+            return JobState.valueOf(state).next().isEmpty();
+        } catch (IllegalArgumentException unknown) {
+            return false;
+        }
+    }
+
+    /** Images kept as bases for a next write (for tests). */
+    int imagesKept() {
+        synchronized (known) {
+            return known.size();
         }
     }
 

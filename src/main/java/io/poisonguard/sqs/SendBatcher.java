@@ -24,9 +24,10 @@ import java.util.function.Supplier;
 
 /**
  * Sends messages to one queue up to ten at a time without making a lone sender wait for a batch to fill:
- * a sender queues its message and waits for SQS's answer to it; a collecting thread forms a batch once a
- * sending thread is free (up to SendMessageBatch's ten entries and its size limit), so while batches are on
- * the wire the next one gathers. While senders are finishing together a batch also waits a few milliseconds
+ * a sender queues its message and waits for SQS's answer to it; a collecting thread forms a batch (up to
+ * SendMessageBatch's ten entries and its size limit) and sends it at once when no other batch is on the wire.
+ * While one is, the next batch gathers behind it and goes when it returns, or sooner, beside it, once it is
+ * full (at most {@code senders} batches at once): under load batches leave full, and a trickle is not delayed. While senders are finishing together a batch also waits a few milliseconds
  * for more, so under load a batch carries many messages; an idle queue adds no delay. That wait is at most half
  * of what a SendMessageBatch round trip takes lately: when SQS answers fast, a sender's time in a batch is
  * short and waiting would dominate it; when SQS is slow (loaded), each request saved is worth more.
@@ -53,6 +54,10 @@ final class SendBatcher implements AutoCloseable {
     /** A moving average of SendMessageBatch round trips (ns); 0 until the first answer. */
     private final java.util.concurrent.atomic.AtomicLong roundTrip = new java.util.concurrent.atomic.AtomicLong();
     private volatile boolean open = true;
+    /** Signalled when a batch leaves the wire or a full batch has queued: the collector's turn may have come. */
+    private final java.util.concurrent.locks.ReentrantLock turns = new java.util.concurrent.locks.ReentrantLock();
+    private final java.util.concurrent.locks.Condition turn = turns.newCondition();
+    private volatile boolean awaitingTurn;
 
     /**
      * @param senders batches that may be on the wire at once
@@ -93,6 +98,15 @@ final class SendBatcher implements AutoCloseable {
         Pending p = new Pending(entry.id("m" + Integer.toUnsignedString(ids.getAndIncrement())).build());
         if (open) {
             queued.add(p);
+            if (awaitingTurn && queued.size() + 1 >= MAX_ENTRIES) {
+                // A full batch is ready behind a leader waiting for its turn.
+                turns.lock();
+                try {
+                    turn.signal();
+                } finally {
+                    turns.unlock();
+                }
+            }
             if (!open && p.state.compareAndSet(0, 1)) {
                 // Closed meanwhile, perhaps after the sending threads' last look at the queue.
                 queued.remove(p);
@@ -123,8 +137,8 @@ final class SendBatcher implements AutoCloseable {
     }
 
     /**
-     * Forms batches: takes the first queued entry, waits for a free sending thread (at most {@code senders}
-     * batches on the wire), then takes whatever else is queued, up to the limits. While the last batch carried
+     * Forms batches: takes the first queued entry, waits for its turn on the wire ({@link #awaitTurn}), then
+     * takes whatever else is queued, up to the limits. While the last batch carried
      * more than one entry (senders are finishing together), it lingers a few milliseconds for more; a lone entry
      * goes at once. Each batch is sent on a thread of its own.
      */
@@ -145,7 +159,8 @@ final class SendBatcher implements AutoCloseable {
                     }
                 }
                 batch.add(first);
-                // A free sender first: while every one is on the wire, entries keep queueing for this batch.
+                // A turn on the wire first: while it is not this batch's, entries keep queueing for it.
+                awaitTurn();
                 inFlight.acquire();
                 sender = true;
                 int bytes = first.bytes;
@@ -189,9 +204,40 @@ final class SendBatcher implements AutoCloseable {
                     sendBatch(batch);
                 } finally {
                     inFlight.release();
+                    turns.lock();
+                    try {
+                        turn.signal();
+                    } finally {
+                        turns.unlock();
+                    }
                 }
             });
         }
+    }
+
+    /**
+     * Waits until the batch being formed may go on the wire: at once when no batch is there; beside batches
+     * already there only once it can leave full (the queued entries and its leader make ten) and a sender is
+     * free. So a batch in flight lets the next one gather, under load every batch that overlaps another is
+     * full, and a queue that fills batches faster than SQS answers them still gets up to {@code senders} at once.
+     */
+    private void awaitTurn() throws InterruptedException {
+        turns.lock();
+        try {
+            // Set before the first look at the queue, so a sender that fills the batch after that look signals.
+            awaitingTurn = true;
+            while (!myTurn()) {
+                turn.await();
+            }
+        } finally {
+            awaitingTurn = false;
+            turns.unlock();
+        }
+    }
+
+    private boolean myTurn() {
+        int free = inFlight.availablePermits();
+        return free == senders || free > 0 && queued.size() + 1 >= MAX_ENTRIES;
     }
 
     /**

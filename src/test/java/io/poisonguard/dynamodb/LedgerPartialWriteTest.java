@@ -169,6 +169,26 @@ class LedgerPartialWriteTest {
     }
 
     @Test
+    void theStoreKeepsAnImageForAJobsNextWriteOnlyWhileOneCanFollow() {
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        for (int i = 0; i < 40; i++) {
+            LedgerRecord started = ledger.write(started("job-k" + i, now));
+            ledger.write(started.moveTo(JobState.SUCCEEDED, now).withLease(null, null)
+                    .withCurrentEntry(started.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, now)));
+        }
+        assertEquals(0, ledger.imagesKept(), "no write follows a success: its image is not kept");
+
+        LedgerRecord running = ledger.write(started("job-k-running", now));
+        assertEquals(1, ledger.imagesKept(), "a running attempt's image is the base of its ending write");
+        LedgerRecord waiting = ledger.write(running.withFailureCounted(FailureClass.TRANSIENT).moveTo(JobState.RETRY_WAIT, now)
+                .withLease(null, null).withCurrentEntry(running.currentEntry()
+                        .ended(AttemptOutcome.FAILED, FailureClass.TRANSIENT, "java.io.IOException", "timed out", now)));
+        assertEquals(1, ledger.imagesKept(), "a job waiting for its retry will be written again");
+        assertEquals(waiting, ledger.find(new JobKey("acme", "job-k-running")).orElseThrow());
+    }
+
+    @Test
     void aHealthyJobsEndingWriteIsOnePutOfTheWholeItemOnTheConditionOfItsVersion() {
         DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
         Instant now = Instant.ofEpochMilli(System.currentTimeMillis());

@@ -186,6 +186,37 @@ class SendBatcherTest {
     }
 
     @Test
+    void whileABatchIsOnTheWireTheNextGoesBesideItOnlyOnceItIsFull() throws Exception {
+        CountDownLatch firstOnTheWire = new CountDownLatch(1);
+        CountDownLatch answer = new CountDownLatch(1);
+        List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        try (SqsClient held = held(firstOnTheWire, answer, batchSizes)) {
+            // Four senders and no linger: before, each of the 14 could have left in a batch of its own beside X.
+            SendBatcher four = new SendBatcher(held, () -> url, 4, Duration.ZERO, "test-full");
+            Map<String, String> outcome = new ConcurrentHashMap<>();
+            List<Thread> threads = new ArrayList<>();
+            threads.add(sender(four, "X", outcome));
+            firstOnTheWire.await();
+            for (int i = 1; i <= 14; i++) {
+                threads.add(sender(four, "A" + i, outcome));
+            }
+            // Ten of them fill a batch, which goes on the wire beside X; the other four wait behind both.
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batchSizes.size() >= 2);
+            assertEquals(List.of(1, 10), batchSizes.subList(0, 2), "X alone, then a full batch beside it");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> four.waiting() == 3);
+            assertEquals(2, batchSizes.size(), "the last four wait for a batch to return: " + batchSizes);
+            answer.countDown();
+            for (Thread t : threads) {
+                t.join(Duration.ofSeconds(10));
+            }
+            four.close();
+            assertEquals(List.of(1, 10, 4), batchSizes);
+            assertEquals(15, outcome.size());
+            assertTrue(outcome.values().stream().allMatch("accepted"::equals), outcome.toString());
+        }
+    }
+
+    @Test
     void aBatchWaitsForCompanyAtMostHalfARecentRoundTrip() throws Exception {
         CountDownLatch firstOnTheWire = new CountDownLatch(1);
         CountDownLatch answer = new CountDownLatch(1);
