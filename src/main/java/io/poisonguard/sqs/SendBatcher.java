@@ -27,10 +27,11 @@ import java.util.function.Supplier;
  * a sender queues its message and waits for SQS's answer to it; a collecting thread forms a batch (up to
  * SendMessageBatch's ten entries and its size limit) and sends it at once when no other batch is on the wire.
  * While one is, the next batch gathers behind it and goes when it returns, or sooner, beside it, once it is
- * full (at most {@code senders} batches at once): under load batches leave full, and a trickle is not delayed. While senders are finishing together a batch also waits a few milliseconds
- * for more, so under load a batch carries many messages; an idle queue adds no delay. That wait is at most half
- * of what a SendMessageBatch round trip takes lately: when SQS answers fast, a sender's time in a batch is
- * short and waiting would dominate it; when SQS is slow (loaded), each request saved is worth more.
+ * full (at most {@code senders} batches at once): under load batches leave full, and a trickle is not
+ * delayed. While senders are finishing together a batch also waits a few milliseconds for more; an idle queue
+ * adds no delay. That wait is at most half of what a SendMessageBatch round trip takes lately: when SQS answers
+ * fast, a sender's time in a batch is short and waiting would dominate it; when SQS is slow (loaded), each
+ * request saved is worth more.
  * <p>
  * {@link #send} returns only once SQS accepted that very entry, and throws otherwise, so a caller that records
  * the send as done (an effect) records only what was accepted. A sender interrupted before its entry was
@@ -138,9 +139,9 @@ final class SendBatcher implements AutoCloseable {
 
     /**
      * Forms batches: takes the first queued entry, waits for its turn on the wire ({@link #awaitTurn}), then
-     * takes whatever else is queued, up to the limits. While the last batch carried
-     * more than one entry (senders are finishing together), it lingers a few milliseconds for more; a lone entry
-     * goes at once. Each batch is sent on a thread of its own.
+     * takes whatever else is queued, up to the limits. While the last batch carried more than one entry
+     * (senders are finishing together), it lingers a few milliseconds for more; a lone entry goes at once. Each
+     * batch is sent on a thread of its own.
      */
     private void collectLoop() {
         // An entry taken that did not fit the last batch: it leads the next one.
