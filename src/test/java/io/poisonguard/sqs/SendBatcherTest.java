@@ -172,45 +172,39 @@ class SendBatcherTest {
 
     @Test
     void messagesQueuedWhileEverySenderIsOnTheWireGoTogetherInTheNextBatch() throws Exception {
-        CountDownLatch firstOnTheWire = new CountDownLatch(1);
-        CountDownLatch answer = new CountDownLatch(1);
-        List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (SqsClient held = held(firstOnTheWire, answer, batchSizes)) {
+        try (Held held = new Held()) {
             // One sender, no linger: only entries that queued while the sender was busy can share a batch.
-            SendBatcher one = new SendBatcher(held, () -> url, 1, Duration.ZERO, "test-queued");
-            Map<String, String> outcome = xThenAAndBQueuedBehindIt(one, firstOnTheWire, answer);
+            SendBatcher one = new SendBatcher(held.client, () -> url, 1, Duration.ZERO, "test-queued");
+            Map<String, String> outcome = xThenAAndBQueuedBehindIt(one, held.firstOnTheWire, held.answer);
             one.close();
-            assertEquals(List.of(1, 2), batchSizes, "X alone, then A and B together (not A alone, then B)");
+            assertEquals(List.of(1, 2), held.batchSizes, "X alone, then A and B together (not A alone, then B)");
             assertEquals(Map.of("X", "accepted", "A", "accepted", "B", "accepted"), outcome);
         }
     }
 
     @Test
     void whileABatchIsOnTheWireTheNextGoesBesideItOnlyOnceItIsFull() throws Exception {
-        CountDownLatch firstOnTheWire = new CountDownLatch(1);
-        CountDownLatch answer = new CountDownLatch(1);
-        List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (SqsClient held = held(firstOnTheWire, answer, batchSizes)) {
+        try (Held held = new Held()) {
             // Four senders and no linger: before, each of the 14 could have left in a batch of its own beside X.
-            SendBatcher four = new SendBatcher(held, () -> url, 4, Duration.ZERO, "test-full");
+            SendBatcher four = new SendBatcher(held.client, () -> url, 4, Duration.ZERO, "test-full");
             Map<String, String> outcome = new ConcurrentHashMap<>();
             List<Thread> threads = new ArrayList<>();
             threads.add(sender(four, "X", outcome));
-            firstOnTheWire.await();
+            held.firstOnTheWire.await();
             for (int i = 1; i <= 14; i++) {
                 threads.add(sender(four, "A" + i, outcome));
             }
             // Ten of them fill a batch, which goes on the wire beside X; the other four wait behind both.
-            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> batchSizes.size() >= 2);
-            assertEquals(List.of(1, 10), batchSizes.subList(0, 2), "X alone, then a full batch beside it");
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> held.batchSizes.size() >= 2);
+            assertEquals(List.of(1, 10), held.batchSizes.subList(0, 2), "X alone, then a full batch beside it");
             org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> four.waiting() == 3);
-            assertEquals(2, batchSizes.size(), "the last four wait for a batch to return: " + batchSizes);
-            answer.countDown();
+            assertEquals(2, held.batchSizes.size(), "the last four wait for a batch to return: " + held.batchSizes);
+            held.answer.countDown();
             for (Thread t : threads) {
                 t.join(Duration.ofSeconds(10));
             }
             four.close();
-            assertEquals(List.of(1, 10, 4), batchSizes);
+            assertEquals(List.of(1, 10, 4), held.batchSizes);
             assertEquals(15, outcome.size());
             assertTrue(outcome.values().stream().allMatch("accepted"::equals), outcome.toString());
         }
@@ -218,20 +212,17 @@ class SendBatcherTest {
 
     @Test
     void aBatchWaitsForCompanyAtMostHalfARecentRoundTrip() throws Exception {
-        CountDownLatch firstOnTheWire = new CountDownLatch(1);
-        CountDownLatch answer = new CountDownLatch(1);
-        List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
-        try (SqsClient held = held(firstOnTheWire, answer, batchSizes)) {
+        try (Held held = new Held()) {
             // A linger far longer than any round trip here.
-            SendBatcher one = new SendBatcher(held, () -> url, 1, Duration.ofSeconds(30), "test-linger");
-            xThenAAndBQueuedBehindIt(one, firstOnTheWire, answer);
+            SendBatcher one = new SendBatcher(held.client, () -> url, 1, Duration.ofSeconds(30), "test-linger");
+            xThenAAndBQueuedBehindIt(one, held.firstOnTheWire, held.answer);
             // The last batch carried two, so the next one waits for company: half a recent round trip, not 30 s.
             long t0 = System.nanoTime();
             one.send(SendMessageBatchRequestEntry.builder().messageBody("C"));
             Duration took = Duration.ofNanos(System.nanoTime() - t0);
             one.close();
             assertTrue(took.compareTo(Duration.ofSeconds(10)) < 0, "C waited " + took + " for company");
-            assertEquals(List.of(1, 2, 1), batchSizes);
+            assertEquals(List.of(1, 2, 1), held.batchSizes);
         }
     }
 
@@ -262,6 +253,22 @@ class SendBatcherTest {
                 }
             }
         });
+    }
+
+    /**
+     * A client held like {@link #held} until {@code answer} opens, recording the size of every SendMessageBatch it
+     * sends; {@code firstOnTheWire} opens when its first request is on the wire.
+     */
+    private static final class Held implements AutoCloseable {
+        final CountDownLatch firstOnTheWire = new CountDownLatch(1);
+        final CountDownLatch answer = new CountDownLatch(1);
+        final List<Integer> batchSizes = new java.util.concurrent.CopyOnWriteArrayList<>();
+        final SqsClient client = held(firstOnTheWire, answer, batchSizes);
+
+        @Override
+        public void close() {
+            client.close();
+        }
     }
 
     /** A client held like {@link #held}, recording the size of every SendMessageBatch it sends. */
