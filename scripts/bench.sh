@@ -3,8 +3,8 @@
 # consumed by a naive consumer (receive, handle, notice, batch delete), an idempotent-naive one (plus a
 # conditional put before and an update after, what an idempotency library costs) and poison-guard (its
 # packaged jar), each a fresh JVM of its own that first drains an unmeasured warm-up backlog (at least --warmup jobs,
-# then 3000 more at a time until its JIT compiler used under 10% of its CPU over the last 3000, at most
-# --warmup-max), at each concurrency, interleaved round by round (every other round in reverse order); then
+# then 3000 more at a time until its JIT compiler used under 10% of its CPU over each of the last two 3000s, at
+# most --warmup-max), at each concurrency, interleaved round by round (every other round in reverse order); then
 # poison-guard with 1% poison. Each window holds at least --jobs jobs, more for a faster consumer: the backlog is
 # topped up during the warm-up so every window lasts about --window-seconds.
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 jobs="${BENCH_JOBS:-8000}"
 warmup="${BENCH_WARMUP:-15000}"
-warmup_max="${BENCH_WARMUP_MAX:-45000}"
+warmup_max="${BENCH_WARMUP_MAX:-60000}"
 settle_jit="${BENCH_SETTLE_JIT:-0.10}"
 rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
@@ -43,7 +43,7 @@ while [ $# -gt 0 ]; do
     --service-options) service_options="$2"; shift 2 ;;
     --compare-options) compare_options="$2"; shift 2 ;;
     --window-hook) window_hook="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 45000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over the last 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 60000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over each of the last two 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done

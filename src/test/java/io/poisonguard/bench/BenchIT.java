@@ -231,10 +231,15 @@ class BenchIT {
 
     /** Jobs a warm-up is extended by at a time, and over which its JIT's share is measured. */
     static final int SETTLE_STEP = Integer.getInteger("bench.settle-step", 3000);
-    /** A consumer whose JIT compiler threads used less than this share of its CPU over the last step has settled. */
+    /**
+     * A consumer whose JIT compiler threads used less than this share of its CPU over each of the last two steps has
+     * settled. One step was not enough (until 2026-12-05): compiling comes in bursts, and a step of 3000 jobs lasts under
+     * three seconds, so a warm-up could end on a quiet step with the compiler still at 12-17% of the window that followed
+     * (a flight recording of one such run: 36.8 s of compile time when the window opened, 38.1 s once it settled).
+     */
     static final double SETTLE_JIT = Double.parseDouble(System.getProperty("bench.settle-jit", "0.10"));
     /** The longest warm-up, settled or not. */
-    static final int WARMUP_MAX = Integer.getInteger("bench.warmup-max", 45000);
+    static final int WARMUP_MAX = Integer.getInteger("bench.warmup-max", 60000);
 
     /**
      * Seconds each measured window should last (-Dbench.window-seconds, default 10; 0 keeps every window at the preloaded
@@ -253,7 +258,7 @@ class BenchIT {
     /**
      * Drains at least {@code warmup} jobs, then {@link #SETTLE_STEP} more at a time (each added behind the backlog, so the
      * window still starts on a full one) until the consumer's JIT compiler threads used under {@link #SETTLE_JIT} of its
-     * CPU over the last step, or {@code max} jobs. A fixed count measures each consumer at a different point of its
+     * CPU over each of the last two steps, or {@code max} jobs. A fixed count measures each consumer at a different point of its
      * compiling: the larger the code path, the more of the window goes to the compiler. Returns the jobs drained.
      * <p>
      * It also sizes the window by time ({@link #WINDOW_SECONDS}): from a few steps before the warm-up ends, it times each
@@ -278,6 +283,7 @@ class BenchIT {
         long at = System.nanoTime();
         double compiler = compilerMs(pid);
         double cpu = cpuMs(pid);
+        double previous = Double.NaN;
         while (true) {
             done += step;
             awaitNotices(sqs, noticesUrl, backlog.notices(done), Duration.ofMinutes(10));
@@ -291,9 +297,11 @@ class BenchIT {
                 System.out.printf(Locale.ROOT, "[bench] warm-up: %d jobs, the JIT %.0f%% of the consumer's CPU over the last %d (%.0f jobs/s)%n",
                         done, share * 100, step, rate);
             }
-            if (warm && (!settle || Double.isNaN(share) || share < SETTLE_JIT || done + step > max)) {
+            boolean quiet = Double.isNaN(share) || share < SETTLE_JIT && previous < SETTLE_JIT;
+            if (warm && (!settle || quiet || done + step > max)) {
                 return done;
             }
+            previous = share;
             int topUp = timed ? windowTopUp(window, rate) : 0;
             window += topUp;
             if (topUp > 0 || warm) {

@@ -36,7 +36,7 @@ final class BenchReport {
                 .append(BenchIT.WINDOW_SECONDS > 0 ? String.format(java.util.Locale.ROOT, " or as many as the consumer drains in %.0f s (each window sized by time)", BenchIT.WINDOW_SECONDS) : "")
                 .append(", measured after a warm-up of at least ")
                 .append(warmup).append(" jobs (extended ").append(BenchIT.SETTLE_STEP).append(" at a time, up to ").append(BenchIT.WARMUP_MAX)
-                .append(", until the consumer's JIT used under ").append(Math.round(BenchIT.SETTLE_JIT * 100)).append("% of its CPU over the last ")
+                .append(", until the consumer's JIT used under ").append(Math.round(BenchIT.SETTLE_JIT * 100)).append("% of its CPU over each of the last two ")
                 .append(BenchIT.SETTLE_STEP).append("), ").append(rounds)
                 .append(" interleaved rounds (every other one in reverse order), medians; requests counted on the wire\n\n");
         String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %6s %9s %9s %8s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
