@@ -103,7 +103,7 @@ public final class Settings {
                 "must be between 1 and 10 (the ReceiveMessage limit)");
         require(!consumer.receiveLinger().isNegative() && consumer.receiveLinger().toMillis() <= 1000, "consumer.receive-linger",
                 "must be between 0 and 1s");
-        require(consumer.prefetch().orElse(0) >= 0 && consumer.prefetch().orElse(0) <= 20, "consumer.prefetch", "must be between 0 and 20");
+        require(consumer.prefetch().orElse(0) >= 0 && consumer.prefetch().orElse(0) <= 40, "consumer.prefetch", "must be between 0 and 40");
         require(!config.notices().batchLinger().isNegative() && config.notices().batchLinger().toMillis() <= 100, "notices.batch-linger",
                 "must be between 0 and 100ms");
         require(config.notices().batchesInFlight() >= 1 && config.notices().batchesInFlight() <= 10, "notices.batches-in-flight",

@@ -8,8 +8,15 @@ package io.poisonguard.pipeline;
  * write each one makes before it may start). Over that refill time the working slots spend
  * {@code concurrency × refill / handler} jobs. The size is twice that, so the receive that goes out once four fifths
  * of the reserve are spent ({@link Poller#fill}) arrives before the rest is; never below the fixed default (the
- * concurrency and a quarter, at most 10) and never above {@link #CEILING} (two full receives), nor above two and a
- * half times the concurrency.
+ * concurrency and a quarter, at most 10) and never above {@link #CEILING} (four full receives), nor above five times
+ * the concurrency.
+ *
+ * <p>The ceiling was two full receives (and two and a half times the concurrency) until 2026-12-05. At concurrency 8
+ * in the bench, where a refill takes 15-20 ms against handlers that free a slot every millisecond or less, a reserve
+ * of 20 ran out before the next receive's messages had written their attempts, the working slots waited with the
+ * machine 11-12% idle, and a ceiling of 40 won both rounds side by side (1424 and 1516 msgs/s against 1226 and
+ * 1245; BENCHMARKS.md, twenty-first table). What a larger reserve costs: a worker holds more messages at once, so a
+ * SIGKILL charges more suspects an ambiguous crash (each then runs alone once); slow jobs never grow it.
  *
  * <p>The reserve grows only when jobs are short against the refill, and then a prefetched message's wait for its turn,
  * {@code reserve × handler / concurrency}, is at most two refill times: milliseconds. Slow jobs keep the
@@ -18,8 +25,8 @@ package io.poisonguard.pipeline;
  * under a backlog, where a reserve matters; a long poll that waited on an empty queue says nothing about it.
  */
 final class Reserve {
-    /** The largest reserve: two full receives. */
-    static final int CEILING = 20;
+    /** The largest reserve: four full receives. */
+    static final int CEILING = 40;
     private static final double WEIGHT = 1.0 / 16;
 
     private final int concurrency;
@@ -42,7 +49,7 @@ final class Reserve {
     /** A reserve sized by the jobs' and the refill's times, between the default and the ceiling. */
     static Reserve sized(int concurrency) {
         int floor = Math.min(10, concurrency + concurrency / 4);
-        return new Reserve(concurrency, floor, Math.max(floor, Math.min(CEILING, concurrency * 5 / 2)));
+        return new Reserve(concurrency, floor, Math.max(floor, Math.min(CEILING, concurrency * 5)));
     }
 
     /** Whether the size follows the jobs. */

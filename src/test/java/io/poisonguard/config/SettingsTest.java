@@ -139,9 +139,9 @@ class SettingsTest {
     }
 
     @Test
-    void aPrefetchOfTwentyBootsAndTwentyOneRefusesNamingPrefetch() {
-        Settings.policy(defaults().set("poison-guard.consumer.prefetch", "20").build());
-        refused(() -> Settings.policy(defaults().set("poison-guard.consumer.prefetch", "21").build()),
+    void aPrefetchOfFortyBootsAndFortyOneRefusesNamingPrefetch() {
+        Settings.policy(defaults().set("poison-guard.consumer.prefetch", "40").build());
+        refused(() -> Settings.policy(defaults().set("poison-guard.consumer.prefetch", "41").build()),
                 "poison-guard.consumer.prefetch");
     }
 

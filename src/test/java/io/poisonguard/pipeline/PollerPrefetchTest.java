@@ -231,7 +231,7 @@ class PollerPrefetchTest {
     @Test
     void anUnsetPrefetchGrowsPastTheDefaultWhenJobsEndFasterThanAReceiveAndItsIntakesRefillThem() {
         // Handlers of 4 ms at concurrency 8 spend a job every half millisecond; a receive and its intakes take 9 ms,
-        // during which the handlers spend 18 jobs, more than the default reserve of 10. The reserve grows (up to 20),
+        // during which the handlers spend 18 jobs, more than the default reserve of 10. The reserve grows (up to 40),
         // so the worker comes to hold more than the concurrency plus 10.
         int most = mostHeldAtOnce(1500, Duration.ofMillis(3), Duration.ofMillis(6), Duration.ofMillis(4));
         assertTrue(most > 18, "held at most " + most + " messages at once");

@@ -35,15 +35,15 @@ class ReserveTest {
     @Test
     void slowJobsKeepTheDefaultAndFastOnesStopAtTheCeiling() {
         assertEquals(10, observed(Reserve.sized(8), 500, 10, 1).size());
-        assertEquals(20, observed(Reserve.sized(8), 1, 50, 1).size());
-        assertEquals(20, observed(Reserve.sized(32), 1, 50, 1).size());
+        assertEquals(40, observed(Reserve.sized(8), 1, 50, 1).size());
+        assertEquals(40, observed(Reserve.sized(32), 1, 50, 1).size());
     }
 
     @Test
-    void aLowConcurrencyGrowsToTwoAndAHalfTimesItsConcurrencyAtMost() {
+    void aLowConcurrencyGrowsToFiveTimesItsConcurrencyAtMost() {
         assertEquals(1, Reserve.sized(1).floor());
-        assertEquals(2, observed(Reserve.sized(1), 1, 50, 1).size());
-        assertEquals(10, observed(Reserve.sized(4), 1, 50, 1).size());
+        assertEquals(5, observed(Reserve.sized(1), 1, 50, 1).size());
+        assertEquals(20, observed(Reserve.sized(4), 1, 50, 1).size());
     }
 
     @Test
@@ -63,6 +63,6 @@ class ReserveTest {
         observed(r, 1000, 9, 200);
         assertEquals(10, r.size(), "jobs that now take a second each bring it back to the default");
         observed(r, 2, 9, 200);
-        assertEquals(20, r.size(), "jobs that now take 2 ms each take it to the ceiling");
+        assertEquals(40, r.size(), "jobs that now take 2 ms each take it to the ceiling");
     }
 }
