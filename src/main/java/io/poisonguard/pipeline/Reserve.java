@@ -12,9 +12,9 @@ package io.poisonguard.pipeline;
  * the concurrency.
  *
  * <p>The ceiling was two full receives (and two and a half times the concurrency) until 2026-12-05. At concurrency 8
- * in the bench, where a refill takes 15-20 ms against handlers that free a slot every millisecond or less, a reserve
- * of 20 ran out before the next receive's messages had written their attempts, the working slots waited with the
- * machine 11-12% idle, and a ceiling of 40 won both rounds side by side (1424 and 1516 msgs/s against 1226 and
+ * in the bench, where a refill took 10-13 ms and a slot freed about every millisecond (nineteenth table), a reserve
+ * of 20 could run out before the next receive's messages had written their attempts; the machine sat 11-12% idle in
+ * those windows, and a ceiling of 40 won both rounds side by side (1424 and 1516 msgs/s against 1226 and
  * 1245; BENCHMARKS.md, twenty-first table). What a larger reserve costs: a worker holds more messages at once, so a
  * SIGKILL charges more suspects an ambiguous crash (each then runs alone once); slow jobs never grow it.
  *
