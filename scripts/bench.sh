@@ -27,6 +27,8 @@ window_seconds="${BENCH_WINDOW_SECONDS:-10}"
 consumers="${BENCH_CONSUMERS:-naive,idempotent-naive,poison-guard}"
 service_options="${BENCH_SERVICE_OPTIONS:-}"
 compare_options=""
+jvm_options="${BENCH_JVM_OPTIONS:--XX:+UseParallelGC}"
+compare_jvm_options=""
 window_hook="${BENCH_WINDOW_HOOK:-}"
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -42,8 +44,10 @@ while [ $# -gt 0 ]; do
     --consumers) consumers="$2"; shift 2 ;;
     --service-options) service_options="$2"; shift 2 ;;
     --compare-options) compare_options="$2"; shift 2 ;;
+    --jvm-options) jvm_options="$2"; shift 2 ;;
+    --compare-jvm-options) compare_jvm_options="$2"; shift 2 ;;
     --window-hook) window_hook="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 60000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over each of the last two 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 60000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over each of the last two 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --jvm-options 'OPTS' (every consumer JVM's options besides its heap, the same for all; default -XX:+UseParallelGC, the collector the container image runs the service with; '' for the JVM's own choice) --compare-jvm-options 'OPTS' (poison-guard once more per round with these JVM options instead, side by side, like --compare-options; both may be given) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -52,4 +56,5 @@ done
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
 run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.warmup-max="$warmup_max" -Dbench.settle-jit="$settle_jit" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
   -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr" -Dbench.window-seconds="$window_seconds" \
-  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options" -Dbench.window-hook="$window_hook"
+  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options" -Dbench.window-hook="$window_hook" \
+  -Dbench.jvm-options="$jvm_options" -Dbench.compare-jvm-options="$compare_jvm_options"

@@ -40,7 +40,8 @@ VAULT_KEY=$(node -e "process.stdout.write(require('crypto').randomBytes(32).toSt
 echo "==> starting poison-guard (log: target/demo/service.log)"
 # -XX:+ExitOnOutOfMemoryError: a JVM that ran out of memory is in an unknown state; exiting leaves the
 # job's attempt open in the ledger, so it is charged a crash, and the worker is restarted clean.
-java -XX:+ExitOnOutOfMemoryError \
+# -XX:+UseParallelGC: the collector the container image runs the service with (a worker wants throughput).
+java -XX:+ExitOnOutOfMemoryError -XX:+UseParallelGC \
   -Dmp.jwt.verify.publickey.location="$KEYS/public.pem" \
   -Dquarkus.http.port="$HTTP_PORT" \
   -Dquarkus.management.port="$MANAGEMENT_PORT" \

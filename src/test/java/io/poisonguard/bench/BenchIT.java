@@ -87,11 +87,17 @@ class BenchIT {
         List<String> consumers = List.of(System.getProperty("bench.consumers", "naive,idempotent-naive,poison-guard").split(","));
         // -Dbench.compare-options=key=value,...: poison-guard once more per round with these settings (on top of the service options).
         Map<String, String> compare = options("bench.compare-options");
-        if (!compare.isEmpty()) {
+        // -Dbench.compare-jvm-options='-XX:...': that compared run's JVM options instead of the consumers' (a collector, say).
+        List<String> compareJvm = jvmOptions("bench.compare-jvm-options");
+        boolean comparing = !compare.isEmpty() || !compareJvm.isEmpty();
+        if (comparing) {
             Map<String, String> both = new HashMap<>(options("bench.service-options"));
             both.putAll(compare);
             compare = both;
         }
+        String compareName = "pg [" + String.join(" ", java.util.stream.Stream.concat(
+                java.util.stream.Stream.of(System.getProperty("bench.compare-options", "")), compareJvm.stream())
+                .filter(o -> !o.isBlank()).toList()) + "]";
         Emulators emulators = Emulators.shared();
         List<Result> results = new ArrayList<>();
         try (SqsClient sqs = EmulatorClients.sqs(emulators); DynamoDbClient dynamo = EmulatorClients.dynamo(emulators);
@@ -112,12 +118,14 @@ class BenchIT {
                         runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup, true));
                     }
                     if (consumers.contains("poison-guard")) {
-                        runs.add(() -> runService(emulators, sqs, dynamo, "poison-guard", c, jobs, warmup, 0, options("bench.service-options")));
+                        runs.add(() -> runService(emulators, sqs, dynamo, "poison-guard", c, jobs, warmup, 0, options("bench.service-options"),
+                                CONSUMER_JVM));
                     }
-                    if (!compare.isEmpty()) {
+                    if (comparing) {
                         // Side by side in the same round: poison-guard again with other settings, to tell a setting's effect from noise.
                         Map<String, String> settings = compare;
-                        runs.add(() -> runService(emulators, sqs, dynamo, "pg [" + System.getProperty("bench.compare-options") + "]", c, jobs, warmup, 0, settings));
+                        List<String> jvm = compareJvm.isEmpty() ? CONSUMER_JVM : compareJvm;
+                        runs.add(() -> runService(emulators, sqs, dynamo, compareName, c, jobs, warmup, 0, settings, jvm));
                     }
                     // A run's place in the round matters on this kind of machine (the later of two identical poison-guard
                     // runs was about 8% faster, whichever settings it had): every other round goes in reverse order, so
@@ -139,7 +147,7 @@ class BenchIT {
                 if (poison > 0 && consumers.contains("poison-guard")) {
                     emulators.restartDynamo();
                     results.add(runService(emulators, sqs, dynamo, "poison-guard " + poison + "% poison", top, jobs, warmup, poison,
-                            options("bench.service-options")));
+                            options("bench.service-options"), CONSUMER_JVM));
                 }
             }
         }
@@ -390,6 +398,25 @@ class BenchIT {
                 warmup);
     }
 
+    /**
+     * The JVM options every consumer process starts with, the baselines' and poison-guard's alike, besides the heap
+     * (-Xmx256m): by default the collector the service's container image runs it with. The image's launcher
+     * (run-java.sh in the UBI OpenJDK runtime image, src/main/docker/Dockerfile.jvm) selects the parallel collector;
+     * left to itself the JVM picks G1 on a machine of two cores and 2 GB or more, which cost poison-guard 10-20% more
+     * CPU per message here (BENCHMARKS.md, twenty-second table). Every consumer gets the same options, so the
+     * comparison stays between the consumers, not their collectors. {@code -Dbench.jvm-options=' '} (blank) runs them
+     * with the JVM's own choice.
+     */
+    static final List<String> CONSUMER_JVM = jvmOptions("bench.jvm-options", "-XX:+UseParallelGC");
+
+    private static List<String> jvmOptions(String property) {
+        return jvmOptions(property, "");
+    }
+
+    private static List<String> jvmOptions(String property, String fallback) {
+        return List.of(System.getProperty(property, fallback).trim().split("\\s+")).stream().filter(o -> !o.isBlank()).toList();
+    }
+
     /** {@code key=value,key=value} from a system property, in order. */
     private static Map<String, String> options(String property) {
         Map<String, String> o = new java.util.LinkedHashMap<>();
@@ -402,10 +429,10 @@ class BenchIT {
     }
 
     private static Result runService(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, String name, int concurrency, int jobs,
-                                     int warmup, double poisonPercent, Map<String, String> settings) throws Exception {
+                                     int warmup, double poisonPercent, Map<String, String> settings, List<String> jvm) throws Exception {
         Names names = new Names("bp" + UUID.randomUUID().toString().substring(0, 8));
         try {
-            return runService(emulators, sqs, names, name, concurrency, jobs, warmup, poisonPercent, settings);
+            return runService(emulators, sqs, names, name, concurrency, jobs, warmup, poisonPercent, settings, jvm);
         } finally {
             discard(sqs, dynamo, names);
         }
@@ -427,7 +454,7 @@ class BenchIT {
     }
 
     private static Result runService(Emulators emulators, SqsClient sqs, Names names, String name, int concurrency, int jobs, int warmup,
-                                     double poisonPercent, Map<String, String> settings) throws Exception {
+                                     double poisonPercent, Map<String, String> settings, List<String> jvm) throws Exception {
         Backlog backlog = preload(sqs, names, warmup + jobs, poisonPercent);
         Map<String, String> o = new HashMap<>();
         o.put("poison-guard.prefix", names.prefix());
@@ -448,6 +475,7 @@ class BenchIT {
         o.putAll(settings);
         Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
         ServiceProcess service = new ServiceProcess(names.prefix(), emulators, o, logs);
+        jvm.forEach(service::jvmOption);
         if (Boolean.getBoolean("bench.jfr")) {
             // -Dbench.jfr=true: a flight recording of each poison-guard run, to see where its CPU goes.
             service.jvmOption("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(names.prefix() + ".jfr") + JFR_SETTINGS);
@@ -563,6 +591,7 @@ class BenchIT {
         static BaselineProcess start(Emulators emulators, String jobsUrl, String noticesUrl, String table, int threads, String name) throws IOException {
             Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+            cmd.addAll(CONSUMER_JVM);
             if (Boolean.getBoolean("bench.jfr")) {
                 // The baselines' recordings, beside poison-guard's, to compare where each one's CPU goes.
                 cmd.add("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(name.replace(' ', '-') + "-" + threads + ".jfr")

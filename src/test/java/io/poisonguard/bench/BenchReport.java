@@ -80,7 +80,8 @@ final class BenchReport {
             b.append("Baselines ran as threads inside the bench JVM (-Dbench.in-process-baselines=true):\n")
                     .append("their CPU is those threads' only, poison-guard's is its whole process after boot.\n");
         } else {
-            b.append("Every consumer is a fresh JVM of its own (-Xmx256m), warmed on the same\n")
+            b.append("Every consumer is a fresh JVM of its own (-Xmx256m ").append(String.join(" ", BenchIT.CONSUMER_JVM))
+                    .append(", the same for all), warmed on the same\n")
                     .append("backlog before the window opens; CPU is each whole process's (JIT, GC and background threads included).\n");
         }
         b.append("JIT % is the share of the consumer's CPU its JIT compiler threads used in the window (Linux only): a JVM still\n")

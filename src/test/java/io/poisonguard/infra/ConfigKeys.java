@@ -42,7 +42,7 @@ final class ConfigKeys {
     static final Set<String> AWS_SDK_VARIABLES = Set.of("AWS_REGION", "AWS_ACCESS_KEY_ID", "AWS_SECRET_ACCESS_KEY",
             "AWS_SESSION_TOKEN", "AWS_PROFILE");
     /** Variables the JVM image's launcher (run-java.sh) reads: JVM flags, not config keys. */
-    static final Set<String> JVM_LAUNCHER_VARIABLES = Set.of("JAVA_OPTS_APPEND");
+    static final Set<String> JVM_LAUNCHER_VARIABLES = Set.of("JAVA_OPTS_APPEND", "GC_CONTAINER_OPTIONS");
     /** SmallRye JWT's keys for the operator API, documented in the README's configuration table. */
     static final Set<String> JWT_KEYS = Set.of("mp.jwt.verify.publickey.location", "mp.jwt.verify.publickey", "mp.jwt.verify.issuer");
 

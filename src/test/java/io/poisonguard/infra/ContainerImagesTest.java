@@ -54,6 +54,7 @@ class ContainerImagesTest {
         assertNonRoot(jvm);
         assertTrue(argumentsOf(jvm, "EXPOSE").contains("8080"));
         assertTrue(env(jvm, "JAVA_OPTS_APPEND").contains("-XX:+ExitOnOutOfMemoryError"), "a JVM out of memory exits");
+        assertEquals("-XX:+UseParallelGC", env(jvm, "GC_CONTAINER_OPTIONS"), "the throughput collector, pinned");
         assertTrue(argumentsOf(jvm, "HEALTHCHECK").contains("/q/health/live"), "HEALTHCHECK on the liveness path");
         assertTrue(argumentsOf(jvm, "HEALTHCHECK").contains("127.0.0.1/9000"), "HEALTHCHECK on the management port");
         assertTrue(argumentsOf(jvm, "EXPOSE").contains("9000"), "the management port is declared");

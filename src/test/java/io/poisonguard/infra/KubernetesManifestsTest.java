@@ -99,6 +99,17 @@ class KubernetesManifestsTest {
     }
 
     @Test
+    void thePodRunsTheCollectorTheImagePins() {
+        String gc = "";
+        for (JsonNode e : container.path("env")) {
+            if (e.path("name").asText().equals("GC_CONTAINER_OPTIONS")) {
+                gc = e.path("value").asText();
+            }
+        }
+        assertEquals("-XX:+UseParallelGC", gc);
+    }
+
+    @Test
     void probesUseTheQuarkusHealthEndpointsOnADeclaredPort() {
         assertEquals("/q/health/live", container.path("livenessProbe").path("httpGet").path("path").asText());
         assertEquals("/q/health/ready", container.path("readinessProbe").path("httpGet").path("path").asText());
