@@ -17,7 +17,7 @@ import java.util.concurrent.TimeUnit;
 /**
  * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
  * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency (handlers running at once)
- * is bounded by a semaphore, and a job's ledger writes are made beside the handlers rather than in their slots:
+ * is bounded by the working slots ({@link Turns}: handed out in order, a waiting message parked without a timer), and a job's ledger writes are made beside the handlers rather than in their slots:
  * every message held makes its attempt durable (the intake) as soon as it is received and then waits for a slot,
  * and a job whose handler has returned hands its slot on while its outcome is written, up to the concurrency plus
  * the reserve of such outcomes at once ({@link Hold}). The process holds a reserve of messages beyond the concurrency,
@@ -48,8 +48,8 @@ public class Poller {
     private final IsolationLane lane;
     /** Messages the worker may hold: the concurrency plus the reserve ({@link #reserved}). */
     private final Capacity slots;
-    /** Messages being worked on: the concurrency. A prefetched message waits here for its turn. */
-    private final Semaphore working;
+    /** Messages being worked on: the concurrency. A prefetched message waits here for its turn, in order, without a timer. */
+    private final Turns working;
     /**
      * Messages whose handler returned and whose outcome is being recorded, outside the working slots: as many as the
      * worker may hold ({@link #settlingPlaces}), resized with the reserve.
@@ -76,7 +76,7 @@ public class Poller {
         this.reserve = reserve(settings);
         this.reserved = reserve.size();
         this.slots = new Capacity(settings.concurrency() + reserved);
-        this.working = new Semaphore(settings.concurrency(), true);
+        this.working = new Turns(settings.concurrency(), Turns.tickFor(settings.visibilityTimeout().dividedBy(2)));
         this.settling = new Capacity(settlingPlaces(settings.concurrency(), reserved));
         metrics.reserve(reserved);
         this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
@@ -171,6 +171,7 @@ public class Poller {
             return;
         }
         running = true;
+        working.open();
         workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("poison-guard-job-", 0).factory());
         receiver = Thread.ofPlatform().name("poison-guard-receiver").daemon().start(this::receiveLoop);
         LOG.infof("Polling with concurrency %d (prefetch %s), long-poll %ss, visibility %ss", settings.concurrency(),
@@ -319,14 +320,17 @@ public class Poller {
             }
             boolean waited;
             try {
-                // Zero wait first, not tryAcquire(): the timed form keeps the fair order, so a message just taken in
-                // does not take a freed slot ahead of prefetched ones already waiting for it.
-                waited = !Poller.this.working.tryAcquire(0, TimeUnit.NANOSECONDS);
-                working = !waited || Poller.this.working.tryAcquire(startBy - System.nanoTime(), TimeUnit.NANOSECONDS);
+                // Slots go in the order messages asked for them: a message just taken in does not take a freed slot
+                // ahead of prefetched ones already waiting for it.
+                waited = !Poller.this.working.tryTake();
+                working = !waited || Poller.this.working.take(startBy);
             } catch (InterruptedException e) {
                 // The interrupt is restored once the job ends (work()), not before the write that gives the attempt back.
                 interrupted = true;
                 return Optional.of("the worker was interrupted before the attempt started");
+            }
+            if (!working && !running) {
+                return Optional.of("the worker is stopping");
             }
             if (!working) {
                 metrics.outcome(Metrics.Outcome.PREFETCH_RETURNED, null);
@@ -404,6 +408,8 @@ public class Poller {
             return;
         }
         running = false;
+        // Prefetched messages waiting for a slot stop waiting: each is given back as the worker is stopping.
+        working.close();
         receiver.interrupt();
         workers.shutdown();
         try {
