@@ -71,7 +71,10 @@ final class SendBatcher implements AutoCloseable {
         this.senders = senders;
         this.inFlight = new Semaphore(senders);
         this.name = name;
-        this.collector = Thread.ofVirtual().name(name).start(this::collectLoop);
+        // A platform thread: the collector waits with a timeout for nearly every batch (for the first entry, and
+        // while it lingers for company), and on a virtual thread each such wait arms and cancels a timer on the JDK's
+        // delay scheduler. One long-lived thread per batcher; the batches themselves are sent on virtual threads.
+        this.collector = Thread.ofPlatform().daemon().name(name).start(this::collectLoop);
     }
 
     /** One message waiting to be sent, and who waits for it. */

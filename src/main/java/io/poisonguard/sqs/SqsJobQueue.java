@@ -126,6 +126,14 @@ public class SqsJobQueue implements SourceQueue {
         }
     }
 
+    /**
+     * Sends the deletes in batches of up to ten: the first delete of a round waits {@link #LINGER} for company (at
+     * once if nine more are already queued), then everything queued goes out, in full batches, and a partial rest
+     * leads the next round. One wait per round, not one per delete: on a virtual thread every timed wait arms and
+     * cancels a timer on the JDK's delay scheduler, and waiting for each next delete cost about one timer per message
+     * under a backlog. A delete is not urgent (the message stays invisible for its visibility timeout, and a copy
+     * delivered again is a duplicate the ledger drops), so waiting the linger out is harmless.
+     */
     private void flushLoop() {
         List<String> batch = new ArrayList<>(BATCH);
         while (open || !pendingDeletes.isEmpty()) {
@@ -135,16 +143,20 @@ public class SqsJobQueue implements SourceQueue {
                     continue;
                 }
                 batch.add(first);
-                long deadline = System.nanoTime() + LINGER.toNanos();
-                while (batch.size() < BATCH) {
-                    String next = pendingDeletes.poll(Math.max(0, deadline - System.nanoTime()), TimeUnit.NANOSECONDS);
-                    if (next == null) {
-                        break;
-                    }
-                    batch.add(next);
+                if (open && pendingDeletes.size() < BATCH - 1) {
+                    Thread.sleep(LINGER);
                 }
+                pendingDeletes.drainTo(batch, BATCH - 1);
                 sendBatch(batch);
+                batch.clear();
+                while (pendingDeletes.size() >= BATCH) {
+                    pendingDeletes.drainTo(batch, BATCH);
+                    sendBatch(batch);
+                    batch.clear();
+                }
             } catch (InterruptedException e) {
+                // Back to the queue, for flush() to send.
+                pendingDeletes.addAll(batch);
                 Thread.currentThread().interrupt();
                 return;
             } finally {

@@ -1,0 +1,105 @@
+package io.poisonguard.sqs;
+
+import io.poisonguard.admission.InboundMessage;
+import io.poisonguard.config.Names;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.sqs.SqsClient;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequest;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchResponse;
+import software.amazon.awssdk.services.sqs.model.GetQueueUrlRequest;
+import software.amazon.awssdk.services.sqs.model.GetQueueUrlResponse;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+import java.util.concurrent.CopyOnWriteArrayList;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/** The job queue's deletes: batched by ten, none lost, a lone one not held back for long. */
+class DeleteBatchingTest {
+    /** Records every DeleteMessageBatch it is sent. */
+    private static final class RecordingSqs implements SqsClient {
+        final List<List<String>> batches = new CopyOnWriteArrayList<>();
+
+        @Override
+        public GetQueueUrlResponse getQueueUrl(GetQueueUrlRequest request) {
+            return GetQueueUrlResponse.builder().queueUrl("http://sqs.local/000000000000/" + request.queueName()).build();
+        }
+
+        @Override
+        public DeleteMessageBatchResponse deleteMessageBatch(DeleteMessageBatchRequest request) {
+            batches.add(request.entries().stream().map(DeleteMessageBatchRequestEntry::receiptHandle).toList());
+            return DeleteMessageBatchResponse.builder().successful(List.of()).failed(List.of()).build();
+        }
+
+        int sent() {
+            return batches.stream().mapToInt(List::size).sum();
+        }
+
+        @Override
+        public String serviceName() {
+            return "sqs";
+        }
+
+        @Override
+        public void close() {
+        }
+    }
+
+    private static InboundMessage message(int i) {
+        return new InboundMessage("m" + i, "rh-" + i, "{}", Map.of(), Instant.EPOCH, 1, Instant.EPOCH);
+    }
+
+    private static SqsJobQueue queue(RecordingSqs sqs) {
+        return new SqsJobQueue(sqs, new QueueUrls(sqs, new Names("db")), Clock.systemUTC());
+    }
+
+    @Test
+    void deletesThatPiledUpGoOutInFullBatchesAndNoneIsLost() {
+        RecordingSqs sqs = new RecordingSqs();
+        SqsJobQueue q = queue(sqs);
+        try {
+            for (int i = 0; i < 25; i++) {
+                q.delete(message(i));
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> sqs.sent() == 25);
+            assertTrue(sqs.batches.stream().allMatch(b -> b.size() <= 10), "at most ten per batch: " + sqs.batches);
+            assertEquals(3, sqs.batches.size(), "25 deletes queued at once make three batches: " + sqs.batches);
+            assertEquals(25, sqs.batches.stream().flatMap(List::stream).distinct().count(), "each delete sent once");
+        } finally {
+            q.flush();
+        }
+    }
+
+    @Test
+    void aLoneDeleteGoesOutAfterTheLingerWithoutWaitingForCompany() {
+        RecordingSqs sqs = new RecordingSqs();
+        SqsJobQueue q = queue(sqs);
+        try {
+            q.delete(message(1));
+            await().atMost(Duration.ofSeconds(2)).until(() -> sqs.sent() == 1);
+            assertEquals(List.of(List.of("rh-1")), sqs.batches);
+        } finally {
+            q.flush();
+        }
+    }
+
+    @Test
+    void aTrickleOfDeletesIsBatchedAndFlushSendsTheRest() throws Exception {
+        RecordingSqs sqs = new RecordingSqs();
+        SqsJobQueue q = queue(sqs);
+        for (int i = 0; i < 40; i++) {
+            q.delete(message(i));
+            Thread.sleep(2); // a job ending every two milliseconds, as under a backlog
+        }
+        q.flush();
+        assertEquals(40, sqs.sent(), "every delete sent by the time flush returns: " + sqs.batches);
+        assertTrue(sqs.batches.size() <= 8, "batched, not one by one: " + sqs.batches.size() + " batches");
+    }
+}
