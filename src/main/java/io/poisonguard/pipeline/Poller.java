@@ -17,10 +17,11 @@ import java.util.concurrent.TimeUnit;
 /**
  * The receive loop: long-polls the main queue for as many messages as there are free slots (at most
  * 10, the ReceiveMessage limit), and runs each on a virtual thread. Concurrency (handlers running at once)
- * is bounded by the working slots ({@link Turns}: handed out in order, a waiting message parked without a timer), and a job's ledger writes are made beside the handlers rather than in their slots:
- * every message held makes its attempt durable (the intake) as soon as it is received and then waits for a slot,
- * and a job whose handler has returned hands its slot on while its outcome is written, up to the concurrency plus
- * the reserve of such outcomes at once ({@link Hold}). The process holds a reserve of messages beyond the concurrency,
+ * is bounded by the working slots ({@link Turns}: handed out in order, a waiting message parked without a timer),
+ * and a job's ledger writes are made beside the handlers rather than in their slots: every message held makes its
+ * attempt durable (the intake) as soon as it is received and then waits for a slot, and a job whose handler has
+ * returned hands its slot on while its outcome is written, up to the concurrency plus the reserve of such outcomes
+ * at once ({@link Hold}). The process holds a reserve of messages beyond the concurrency,
  * received but not started, so a freed slot need not wait a ReceiveMessage round trip for its next job:
  * {@code consumer.prefetch}, or, unset, sized while it runs from the jobs' and the refill's times ({@link Reserve}:
  * the concurrency and a quarter, at most 10, for slow jobs; up to 40 for jobs that end faster than a receive and its
