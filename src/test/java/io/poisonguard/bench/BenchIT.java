@@ -402,7 +402,7 @@ class BenchIT {
      * The JVM options every consumer process starts with, the baselines' and poison-guard's alike, besides the heap
      * (-Xmx256m): by default the collector the service's container image runs it with. The image's launcher
      * (run-java.sh in the UBI OpenJDK runtime image, src/main/docker/Dockerfile.jvm) selects the parallel collector;
-     * left to itself the JVM picks G1 on a machine of two cores and 2 GB or more, which cost poison-guard 10-20% more
+     * left to itself the JVM picks G1 on a machine of two cores and 2 GB or more, which cost poison-guard 11-22% more
      * CPU per message here (BENCHMARKS.md, twenty-second table). Every consumer gets the same options, so the
      * comparison stays between the consumers, not their collectors. {@code -Dbench.jvm-options=' '} (blank) runs them
      * with the JVM's own choice.
