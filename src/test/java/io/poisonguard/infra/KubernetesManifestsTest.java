@@ -88,25 +88,25 @@ class KubernetesManifestsTest {
 
     @Test
     void theJvmExitsOnOutOfMemoryErrorInThePod() {
-        String opts = "";
-        for (JsonNode e : container.path("env")) {
-            if (e.path("name").asText().equals("JAVA_OPTS_APPEND")) {
-                opts = e.path("value").asText();
-            }
-        }
+        String opts = containerEnv("JAVA_OPTS_APPEND");
         assertTrue(opts.contains("-XX:+ExitOnOutOfMemoryError"), "JAVA_OPTS_APPEND: " + opts);
         assertTrue(opts.contains("-Dquarkus.http.host=0.0.0.0"), "the image's own flags are kept: " + opts);
     }
 
     @Test
     void thePodRunsTheCollectorTheImagePins() {
-        String gc = "";
+        assertEquals("-XX:+UseParallelGC", containerEnv("GC_CONTAINER_OPTIONS"));
+    }
+
+    /** The value the container's env list gives {@code name}, or "" when it has none. */
+    private static String containerEnv(String name) {
+        String value = "";
         for (JsonNode e : container.path("env")) {
-            if (e.path("name").asText().equals("GC_CONTAINER_OPTIONS")) {
-                gc = e.path("value").asText();
+            if (e.path("name").asText().equals(name)) {
+                value = e.path("value").asText();
             }
         }
-        assertEquals("-XX:+UseParallelGC", gc);
+        return value;
     }
 
     @Test
