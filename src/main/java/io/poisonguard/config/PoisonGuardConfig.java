@@ -364,8 +364,11 @@ public interface PoisonGuardConfig {
         @WithDefault("true")
         boolean enabled();
 
+        /** The concurrency when {@code consumer.concurrency} is unset. */
+        String DEFAULT_CONCURRENCY = "8";
+
         /** Jobs handled at once by this process. */
-        @WithDefault("8")
+        @WithDefault(DEFAULT_CONCURRENCY)
         int concurrency();
 
         /** Long-poll wait of each ReceiveMessage (0-20 s). */

@@ -50,6 +50,8 @@ class LedgerOutageTest extends FlowTest {
 
     @Inject
     LedgerGate gate;
+    @Inject
+    io.poisonguard.config.PoisonGuardConfig config;
 
     @Test
     void aFrozenLedgerPausesConsumptionChargesNothingAndEverythingCompletesAfterwards() {
@@ -86,5 +88,17 @@ class LedgerOutageTest extends FlowTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0);
         System.out.printf("%n[ledger outage] DynamoDB frozen %d s (visibility 5 s) under %d jobs: 0 charged, 0 quarantined,"
                 + " 0 redriven, %d attempts given back uncounted, all completed%n", FREEZE.toSeconds(), JOBS, released);
+    }
+
+    /**
+     * The client the service runs with, not just its configuration: every message the worker may have unfinished can
+     * make a ledger call at once, and a call that finds the pool empty waits for a connection (the SDK's default of
+     * 50 made writes queue at concurrency 8).
+     */
+    @Test
+    void theLedgerClientHasAConnectionForEveryMessageTheWorkerMayHaveUnfinished() {
+        int bound = io.poisonguard.pipeline.LedgerConnections.forWorker(config.consumer().concurrency(), config.consumer().prefetch());
+        assertTrue(bound >= 2 * (config.consumer().concurrency() + 40), "the bound covers held and settling messages: " + bound);
+        assertEquals(java.util.OptionalInt.of(bound), io.poisonguard.testing.ConnectionPools.maxTotal(dynamo));
     }
 }
