@@ -8,6 +8,7 @@ import io.poisonguard.dynamodb.TableBootstrap;
 import io.poisonguard.handler.JobHandlers;
 import io.poisonguard.observability.QuarantineGauges;
 import io.poisonguard.pipeline.DeadLetterIntake;
+import io.poisonguard.pipeline.LedgerConnections;
 import io.poisonguard.pipeline.Poller;
 import io.poisonguard.sqs.QueueBootstrap;
 import io.quarkus.runtime.ShutdownEvent;
@@ -32,6 +33,14 @@ public class Boot {
         LOG.infof("Policy: %s", policy.classes());
         handlers.checkSettings();
         LOG.infof("Payload vault: %s", vault.enabled() ? "on (" + names.payloadsTable() + ")" : "off: the dead-letter queue is the only payload copy");
+        int pool = org.eclipse.microprofile.config.ConfigProvider.getConfig()
+                .getOptionalValue(LedgerConnections.KEY, Integer.class).orElse(LedgerConnections.SDK_DEFAULT);
+        String poolLine = LedgerConnections.describe(pool, config.consumer().concurrency(), config.consumer().prefetch());
+        if (LedgerConnections.tooSmall(pool, config.consumer().concurrency(), config.consumer().prefetch())) {
+            LOG.warn(poolLine);
+        } else {
+            LOG.info(poolLine);
+        }
         if (config.resources().create()) {
             new TableBootstrap(dynamo, names).ensureTables();
             new QueueBootstrap(sqs, names).ensureQueues(config.resources().queueRetention(),

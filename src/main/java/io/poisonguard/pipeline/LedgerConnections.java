@@ -33,7 +33,7 @@ public final class LedgerConnections implements ConfigSourceFactory {
     /** The client key this source gives a default for. */
     public static final String KEY = "quarkus.dynamodb.sync-client.apache.max-connections";
     /** The AWS SDK's default pool (ApacheHttpClient), the floor. */
-    static final int SDK_DEFAULT = 50;
+    public static final int SDK_DEFAULT = 50;
     /** Connections for the calls made beside the messages: heartbeats, the dead-letter sweep, the operators' API. */
     static final int BESIDE_MESSAGES = 16;
     private static final int ORDINAL = 200;
@@ -44,6 +44,24 @@ public final class LedgerConnections implements ConfigSourceFactory {
         int held = concurrency + reserve.ceiling();
         int unfinished = held + Poller.settlingPlaces(concurrency, reserve.ceiling());
         return Math.max(SDK_DEFAULT, unfinished + BESIDE_MESSAGES);
+    }
+
+    /**
+     * What to tell the operator at boot about a pool of {@code configured} connections: a warning, naming the key,
+     * when it is smaller than the worker's bound (calls will wait for connections under a backlog), else its size.
+     */
+    public static String describe(int configured, int concurrency, OptionalInt prefetch) {
+        int bound = forWorker(concurrency, prefetch);
+        if (configured < bound) {
+            return KEY + "=" + configured + " is below the " + bound + " connections a worker at concurrency " + concurrency
+                    + " may use at once: under a backlog its ledger calls will wait for a free connection";
+        }
+        return "DynamoDB connection pool: " + configured + " connections (" + bound + " for concurrency " + concurrency + ")";
+    }
+
+    /** Whether {@link #describe} is a warning. */
+    public static boolean tooSmall(int configured, int concurrency, OptionalInt prefetch) {
+        return configured < forWorker(concurrency, prefetch);
     }
 
     @Override

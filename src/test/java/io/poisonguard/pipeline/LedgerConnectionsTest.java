@@ -10,6 +10,8 @@ import java.util.Map;
 import java.util.OptionalInt;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * The DynamoDB client's connection pool is sized from what the worker may have unfinished at once: every such message
@@ -70,5 +72,15 @@ class LedgerConnectionsTest {
         // The mapping fails the boot naming poison-guard.consumer.concurrency; the pool must not fail it first.
         assertEquals(LedgerConnections.forWorker(8, OptionalInt.empty()),
                 pool(config(Map.of("poison-guard.consumer.concurrency", "eight"), Map.of(), "prod")));
+    }
+
+    @Test
+    void aPoolBelowTheBoundIsReportedAtBootNamingTheKey() {
+        String warning = LedgerConnections.describe(30, 64, OptionalInt.empty());
+        assertTrue(LedgerConnections.tooSmall(30, 64, OptionalInt.empty()));
+        assertTrue(warning.contains(LedgerConnections.KEY + "=30"), warning);
+        assertTrue(warning.contains(String.valueOf(LedgerConnections.forWorker(64, OptionalInt.empty()))), warning);
+        assertFalse(LedgerConnections.tooSmall(112, 8, OptionalInt.empty()));
+        assertFalse(LedgerConnections.describe(112, 8, OptionalInt.empty()).contains(LedgerConnections.KEY));
     }
 }
