@@ -17,7 +17,7 @@ cd "$(dirname "$0")/.."
 
 jobs="${BENCH_JOBS:-8000}"
 warmup="${BENCH_WARMUP:-15000}"
-warmup_max="${BENCH_WARMUP_MAX:-60000}"
+warmup_max="${BENCH_WARMUP_MAX:-180000}"
 settle_jit="${BENCH_SETTLE_JIT:-0.10}"
 rounds="${BENCH_ROUNDS:-2}"
 concurrency="${BENCH_CONCURRENCY:-8,32}"
@@ -47,7 +47,7 @@ while [ $# -gt 0 ]; do
     --jvm-options) jvm_options="$2"; shift 2 ;;
     --compare-jvm-options) compare_jvm_options="$2"; shift 2 ;;
     --window-hook) window_hook="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 60000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over each of the last two 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --jvm-options 'OPTS' (every consumer JVM's options besides its heap, the same for all; default -XX:+UseParallelGC, the collector the container image runs the service with; '' for the JVM's own choice) --compare-jvm-options 'OPTS' (poison-guard once more per round with these JVM options instead, side by side, like --compare-options; both may be given) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
+    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 180000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over each of the last two 3000 jobs, under which a warm-up ends; default 0.10) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --jvm-options 'OPTS' (every consumer JVM's options besides its heap, the same for all; default -XX:+UseParallelGC, the collector the container image runs the service with; '' for the JVM's own choice) --compare-jvm-options 'OPTS' (poison-guard once more per round with these JVM options instead, side by side, like --compare-options; both may be given) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done

@@ -63,7 +63,7 @@ class BenchIT {
      * compiler threads'), dynalite's, and this JVM's ({@code sqsEmulatorCpuMs}: ElasticMQ, plus the bench's own polling).
      */
     record Result(String consumer, int concurrency, int messages, double seconds, Map<String, Long> requests, double cpuMs,
-                  double jitShare, double dynamoEmulatorCpuMs, double sqsEmulatorCpuMs, long p50, long p99, int warmedUp) {
+                  double jitShare, double dynamoEmulatorCpuMs, double sqsEmulatorCpuMs, long p50, long p99, int warmedUp, Warmth warmth) {
         double rate() {
             return messages / seconds;
         }
@@ -252,8 +252,22 @@ class BenchIT {
      * (a flight recording of one such run: 36.8 s of compile time when the window opened, 38.1 s once it settled).
      */
     static final double SETTLE_JIT = Double.parseDouble(System.getProperty("bench.settle-jit", "0.10"));
-    /** The longest warm-up, settled or not. */
-    static final int WARMUP_MAX = Integer.getInteger("bench.warmup-max", 60000);
+    /**
+     * The longest warm-up, settled or not. It was 60000 until 2026-12-05, when naive at 8 was found to reach it in every
+     * run still compiling (its JIT 15-43% of its CPU over each step from 15000 to 99000 jobs), so the denominator of every
+     * ratio at 8 was a baseline slower than it becomes: let to settle it did so after 81000 and 120000 jobs, at 2867 and 3610
+     * msgs/s with 0.20 ms of CPU per message against 0.27-0.37 (BENCHMARKS.md, twenty-fourth table).
+     */
+    static final int WARMUP_MAX = Integer.getInteger("bench.warmup-max", 180000);
+
+    /** How a run's warm-up ended: its JIT settled, it reached {@link #WARMUP_MAX} still compiling, or it was fixed (not checked). */
+    enum Warmth {
+        SETTLED, CAPPED, FIXED
+    }
+
+    /** A warm-up's length in jobs, and how it ended. */
+    record WarmUp(int jobs, Warmth warmth) {
+    }
 
     /**
      * Seconds each measured window should last (-Dbench.window-seconds, default 10; 0 keeps every window at the preloaded
@@ -280,7 +294,7 @@ class BenchIT {
      * that many seconds at its latest step's rate. The top-ups are sent while warm-up jobs are still ahead of them, so the
      * window neither pays for sending them nor starts on a backlog still being sent.
      */
-    private static int warmUp(SqsClient sqs, String noticesUrl, Backlog backlog, long pid, int warmup, int max) throws InterruptedException {
+    private static WarmUp warmUp(SqsClient sqs, String noticesUrl, Backlog backlog, long pid, int warmup, int max) throws InterruptedException {
         int step = Math.min(SETTLE_STEP, warmup);
         // Each step is added behind the backlog when the last one is done: the backlog left (the window's jobs) must
         // outlast sending it, or the consumer would sit idle and the step measure its compiler alone.
@@ -289,7 +303,7 @@ class BenchIT {
         boolean timed = WINDOW_SECONDS > 0 && step > 0 && warmup >= 2 * step;
         if (!settle && !timed) {
             awaitNotices(sqs, noticesUrl, backlog.notices(warmup), Duration.ofMinutes(10));
-            return warmup;
+            return new WarmUp(warmup, Warmth.FIXED);
         }
         // Timing starts up to three steps early, so a top-up has two steps of warm-up to be sent behind.
         int done = warmup - (timed ? Math.min(3, warmup / step) : 1) * step;
@@ -313,7 +327,7 @@ class BenchIT {
             }
             boolean quiet = Double.isNaN(share) || share < SETTLE_JIT && previous < SETTLE_JIT;
             if (warm && (!settle || quiet || done + step > max)) {
-                return done;
+                return new WarmUp(done, !settle ? Warmth.FIXED : quiet ? Warmth.SETTLED : Warmth.CAPPED);
             }
             previous = share;
             int topUp = timed ? windowTopUp(window, rate) : 0;
@@ -370,7 +384,7 @@ class BenchIT {
             // Like poison-guard, the baseline is a fresh JVM of its own (same heap, same warm-up backlog), and its CPU is
             // the whole process's: neither side is measured on a JVM the other has warmed.
             try (BaselineProcess p = BaselineProcess.start(emulators, jobsUrl, noticesUrl, table, concurrency, name)) {
-                int warmed = warmUp(sqs, noticesUrl, backlog, p.pid(), warmup, maxWarmup);
+                WarmUp warmed = warmUp(sqs, noticesUrl, backlog, p.pid(), warmup, maxWarmup);
                 long from = System.currentTimeMillis();
                 Map<String, Long> before = p.counts();
                 CpuWindow cpu = CpuWindow.open(p.pid(), emulators.dynalitePid());
@@ -395,7 +409,7 @@ class BenchIT {
         consumer.stop(threads);
         // The consumer's threads share this JVM with ElasticMQ: neither its JIT nor the SQS emulator's CPU can be told apart.
         return measured(name, concurrency, sqs, noticesUrl, sent, requests, new CpuSpent(cpu / 1e6, Double.NaN, emulator, Double.NaN), from,
-                warmup);
+                new WarmUp(warmup, Warmth.FIXED));
     }
 
     /**
@@ -492,7 +506,7 @@ class BenchIT {
             }
             // The window starts once the warm-up backlog is done: boot and warm-up are not counted.
             int port = service.managementPort();
-            int warmed = warmUp(sqs, noticesUrl, backlog, service.pid(), warmup, WARMUP_MAX);
+            WarmUp warmed = warmUp(sqs, noticesUrl, backlog, service.pid(), warmup, WARMUP_MAX);
             long from = System.currentTimeMillis();
             Map<String, Long> before = scrape(port);
             CpuWindow cpu = CpuWindow.open(service.pid(), emulators.dynalitePid());
@@ -513,7 +527,7 @@ class BenchIT {
      * minus the job's send time.
      */
     private static Result measured(String name, int concurrency, SqsClient sqs, String noticesUrl, Map<String, Long> sent,
-                                   Map<String, Long> requests, CpuSpent cpu, long from, int warmedUp) {
+                                   Map<String, Long> requests, CpuSpent cpu, long from, WarmUp warmedUp) {
         List<long[]> notices = new ArrayList<>();
         while (true) {
             List<Message> batch = sqs.receiveMessage(b -> b.queueUrl(noticesUrl).maxNumberOfMessages(10).waitTimeSeconds(0)
@@ -533,7 +547,7 @@ class BenchIT {
         return new Result(name, concurrency, window.size(), seconds, requests, cpu.consumerMs() / window.size(),
                 cpu.consumerMs() > 0 ? cpu.compilerMs() / cpu.consumerMs() : Double.NaN, cpu.dynaliteMs() / window.size(), cpu.benchMs() / window.size(),
                 latencies.get(latencies.size() / 2), latencies.get((int) Math.min(latencies.size() - 1, Math.ceil(latencies.size() * 0.99) - 1)),
-                warmedUp);
+                warmedUp.jobs(), warmedUp.warmth());
     }
 
     private static void awaitNotices(SqsClient sqs, String url, int n, Duration max) throws InterruptedException {

@@ -6,14 +6,56 @@ import java.util.List;
 import java.util.Map;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /** The benchmark's report: the verdict on medians, and each run and each round's ratio beside it. */
 class BenchReportTest {
     private static BenchIT.Result run(String consumer, int concurrency, double rate) {
+        return run(consumer, concurrency, rate, BenchIT.Warmth.SETTLED);
+    }
+
+    private static BenchIT.Result run(String consumer, int concurrency, double rate, BenchIT.Warmth warmth) {
         int messages = 1000;
+        int warmedUp = warmth == BenchIT.Warmth.CAPPED ? BenchIT.WARMUP_MAX : consumer.equals("naive") ? 15000 : 21000;
         return new BenchIT.Result(consumer, concurrency, messages, messages / rate, Map.of("DynamoDb.PutItem", 2L * messages,
-                "Sqs.ReceiveMessage", (long) messages / 8), 1.0, 0.1, 0.5, 0.5, 10, 20, consumer.equals("naive") ? 15000 : 21000);
+                "Sqs.ReceiveMessage", (long) messages / 8), 1.0, warmth == BenchIT.Warmth.CAPPED ? 0.33 : 0.05, 0.5, 0.5, 10, 20,
+                warmedUp, warmth);
+    }
+
+    @Test
+    void aBaselineStillCompilingAtTheWarmUpCapCannotMakeAPass() {
+        // naive's warm-up reached the cap with its JIT still busy in both rounds: a baseline slower than it will be
+        // flatters every ratio taken against it, so 0.50 of it is not a pass.
+        String report = BenchReport.render(List.of(
+                run("naive", 8, 2000, BenchIT.Warmth.CAPPED), run("poison-guard", 8, 1000),
+                run("poison-guard", 8, 1000), run("naive", 8, 2000, BenchIT.Warmth.CAPPED)), 1000, 1000, 2, false);
+
+        assertFalse(report.contains("VERDICT: PASS"), report);
+        assertTrue(report.contains("VERDICT: UNSETTLED (naive@8 reached the " + BenchIT.WARMUP_MAX
+                + "-job warm-up cap still compiling in 2 of 2 runs (JIT 33% of its CPU in the window)"), report);
+        // The runs that stopped at the cap are marked where the warm-ups are listed.
+        assertTrue(report.contains("\n  naive@8                            " + BenchIT.WARMUP_MAX + " (cap, unsettled), " + BenchIT.WARMUP_MAX
+                + " (cap, unsettled)\n"), report);
+    }
+
+    @Test
+    void aMissedTargetStaysAFailAndStillNamesTheUnsettledRuns() {
+        String report = BenchReport.render(List.of(
+                run("naive", 8, 2000), run("poison-guard", 8, 600, BenchIT.Warmth.CAPPED)), 1000, 1000, 1, false);
+
+        assertTrue(report.contains("VERDICT: FAIL (throughput 0.30 of naive at 8 (target 0.45); poison-guard@8 reached the "
+                + BenchIT.WARMUP_MAX + "-job warm-up cap still compiling in 1 of 1 run"), report);
+    }
+
+    @Test
+    void aFixedWarmUpIsNotJudgedButSaysSo() {
+        // --warmup-max equal to --warmup: the user chose the warm-up's length, so the JIT was not waited for.
+        String report = BenchReport.render(List.of(
+                run("naive", 8, 2000, BenchIT.Warmth.FIXED), run("poison-guard", 8, 1000, BenchIT.Warmth.FIXED)), 1000, 1000, 1, false);
+
+        assertTrue(report.contains("VERDICT: PASS"), report);
+        assertTrue(report.contains("(fixed warm-ups, the JIT not waited for)"), report);
     }
 
     @Test
