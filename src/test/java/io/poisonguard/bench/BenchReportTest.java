@@ -16,11 +16,25 @@ class BenchReportTest {
     }
 
     private static BenchIT.Result run(String consumer, int concurrency, double rate, BenchIT.Warmth warmth) {
+        return run(consumer, concurrency, rate, warmth, warmth == BenchIT.Warmth.CAPPED ? 0.33 : 0.05);
+    }
+
+    private static BenchIT.Result run(String consumer, int concurrency, double rate, BenchIT.Warmth warmth, double jitShare) {
         int messages = 1000;
         int warmedUp = warmth == BenchIT.Warmth.CAPPED ? BenchIT.WARMUP_MAX : consumer.equals("naive") ? 15000 : 21000;
         return new BenchIT.Result(consumer, concurrency, messages, messages / rate, Map.of("DynamoDb.PutItem", 2L * messages,
-                "Sqs.ReceiveMessage", (long) messages / 8), 1.0, warmth == BenchIT.Warmth.CAPPED ? 0.33 : 0.05, 0.5, 0.5, 10, 20,
-                warmedUp, warmth);
+                "Sqs.ReceiveMessage", (long) messages / 8), 1.0, jitShare, 0.5, 0.5, 10, 20, warmedUp, warmth);
+    }
+
+    @Test
+    void aWarmUpThatEndedBetweenTwoBurstsOfCompilingCannotMakeAPassEither() {
+        // Both warm-ups ended on two quiet steps, yet the JIT took 12% of naive's CPU in the window.
+        String report = BenchReport.render(List.of(
+                run("naive", 32, 2000, BenchIT.Warmth.SETTLED, 0.12), run("poison-guard", 32, 1000),
+                run("poison-guard", 32, 1000), run("naive", 32, 2000, BenchIT.Warmth.SETTLED, 0.12)), 1000, 1000, 2, false);
+
+        assertTrue(report.contains("VERDICT: UNSETTLED (naive@32 was still compiling in the window after a warm-up that looked"
+                + " settled in 2 of 2 runs (JIT 12% of its CPU): raise --warmup)"), report);
     }
 
     @Test
