@@ -150,6 +150,23 @@ public interface PoisonGuardConfig {
          */
         @WithDefault("false")
         boolean legacyKeys();
+
+        /**
+         * How a ledger item is written. Both formats are always read, and an item is rewritten in the configured
+         * one on its job's next write. {@code compact} keeps only the version, the expiry and the history as
+         * attributes of their own and the rest of the record as one JSON string: the table does less work per
+         * write. A release from before the compact format cannot read its items, so the default stays
+         * {@code attributes} until no release a fleet may roll back to predates it (see the README's upgrade notes).
+         */
+        @WithDefault("attributes")
+        ItemFormat itemFormat();
+
+        enum ItemFormat {
+            /** One attribute per record field (the format every release reads). */
+            ATTRIBUTES,
+            /** Version, expiry and history as attributes, the rest as one JSON string. */
+            COMPACT
+        }
     }
 
     /** The ledger-health gate: consumption pauses while the ledger (DynamoDB) does not answer. */

@@ -50,6 +50,7 @@ public final class DynamoLedgerStore implements LedgerStore {
 
     private final boolean legacyKeys;
     private final long wholeItemsUpTo;
+    private final boolean compact;
 
     public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock) {
         this(dynamo, table, clock, false);
@@ -57,16 +58,29 @@ public final class DynamoLedgerStore implements LedgerStore {
 
     /** {@code legacyKeys}: whether a miss also looks for an item keyed by the bare job id (written before tenant scoping). */
     public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock, boolean legacyKeys) {
-        this(dynamo, table, clock, legacyKeys, WRITE_UNIT);
+        this(dynamo, table, clock, legacyKeys, WRITE_UNIT, false);
+    }
+
+    /**
+     * {@code compact}: whether this store writes the {@linkplain CompactLedgerItem compact item format}; it reads
+     * both formats either way, and an item it writes is rewritten in its own format.
+     */
+    public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock, boolean legacyKeys, boolean compact) {
+        this(dynamo, table, clock, legacyKeys, WRITE_UNIT, compact);
     }
 
     /** {@code wholeItemsUpTo}: the largest item (in bytes) written whole; 0 updates every item by its changes. */
     DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock, boolean legacyKeys, long wholeItemsUpTo) {
+        this(dynamo, table, clock, legacyKeys, wholeItemsUpTo, false);
+    }
+
+    DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock, boolean legacyKeys, long wholeItemsUpTo, boolean compact) {
         this.dynamo = dynamo;
         this.table = table;
         this.clock = clock;
         this.legacyKeys = legacyKeys;
         this.wholeItemsUpTo = wholeItemsUpTo;
+        this.compact = compact;
     }
 
     @Override
@@ -76,7 +90,7 @@ public final class DynamoLedgerStore implements LedgerStore {
             return legacy(key);
         }
         LedgerRecord r = decode(item);
-        remember(key.storage(), r.version(), item);
+        remember(key.storage(), r, item);
         return Optional.of(r);
     }
 
@@ -94,10 +108,13 @@ public final class DynamoLedgerStore implements LedgerStore {
             return Optional.empty();
         }
         Map<String, AttributeValue> old = read(key.jobId());
-        if (absent(old) || Attrs.str(old, "tenant") == null && key.tenant() != null) {
+        if (absent(old)) {
             return Optional.empty();
         }
         LedgerRecord r = decode(old);
+        if (r.tenant() == null && key.tenant() != null) {
+            return Optional.empty();
+        }
         if (!key.owns(r)) {
             return Optional.of(r);
         }
@@ -114,7 +131,7 @@ public final class DynamoLedgerStore implements LedgerStore {
             Map<String, AttributeValue> now = read(key.storage());
             return absent(now) ? Optional.empty() : Optional.of(decode(now));
         }
-        remember(key.storage(), r.version(), moved);
+        remember(key.storage(), r, moved);
         return Optional.of(r);
     }
 
@@ -127,21 +144,12 @@ public final class DynamoLedgerStore implements LedgerStore {
      * (succeeded, dropped, resolved, unrecoverable) is never written again, so its image would only sit in
      * memory until pushed out, long enough to be copied by every young collection meanwhile.
      */
-    private void remember(String storageKey, long version, Map<String, AttributeValue> image) {
-        String state = Attrs.str(image, "state");
-        if (state != null && finished(state)) {
+    private void remember(String storageKey, LedgerRecord stored, Map<String, AttributeValue> image) {
+        if (stored.state() != null && stored.state().next().isEmpty()) {
             return;
         }
         synchronized (known) {
-            known.put(imageKey(storageKey, version), image);
-        }
-    }
-
-    private static boolean finished(String state) {
-        try {
-            return JobState.valueOf(state).next().isEmpty();
-        } catch (IllegalArgumentException unknown) {
-            return false;
+            known.put(imageKey(storageKey, stored.version()), image);
         }
     }
 
@@ -170,26 +178,29 @@ public final class DynamoLedgerStore implements LedgerStore {
         List<String> sets = new ArrayList<>();
         List<String> removes = new ArrayList<>();
         long newVersion = next.version() + 1;
-        Map<String, AttributeValue> attrs = encode(next.withVersion(newVersion));
-        // The write's token is a digest of what it writes, so the same write sent again (the SDK
-        // retrying after a lost response, or our caller retrying after an outage) is recognised as
-        // its own when its condition fails, instead of being taken for a conflict.
-        String token = token(attrs);
-        attrs.put(WRITE_TOKEN, Attrs.s(token));
+        LedgerRecord written = next.withVersion(newVersion);
+        Map<String, AttributeValue> attrs = compact ? encodeCompact(written) : encode(written);
+        if (!compact) {
+            // The write's token is a digest of what it writes, so the same write sent again (the SDK
+            // retrying after a lost response, or our caller retrying after an outage) is recognised as
+            // its own when its condition fails, instead of being taken for a conflict. A compact item is
+            // recognised by its record text itself (see ownWrite).
+            attrs.put(WRITE_TOKEN, Attrs.s(token(attrs)));
+        }
         String storageKey = JobKey.of(next).storage();
         Map<String, AttributeValue> whole = new HashMap<>(attrs);
         whole.put(KEY, Attrs.s(storageKey));
         if (next.version() == 0) {
             // A new job's item: put on the condition that none is stored (or the stored one has expired).
-            return put(next, storageKey, whole, token, "attribute_not_exists(#key) OR #expiresAt < :now",
+            return put(next, storageKey, whole, "attribute_not_exists(#key) OR #expiresAt < :now",
                     Map.of("#key", KEY, "#expiresAt", TTL), Map.of(":now", Attrs.epochSeconds(clock.instant())));
         }
         Map<String, AttributeValue> base = knownImage(storageKey, next.version());
         if (wholeItemWrite(base, whole)) {
-            return put(next, storageKey, whole, token, "#version = :expected", Map.of("#version", "version"),
+            return put(next, storageKey, whole, "#version = :expected", Map.of("#version", "version"),
                     Map.of(":expected", Attrs.n(next.version())));
         }
-        for (String name : ALL) {
+        for (String name : compact ? CompactLedgerItem.ATTRIBUTES : ALL) {
             AttributeValue v = attrs.get(name);
             AttributeValue was = base == null ? null : base.get(name);
             if (base != null && java.util.Objects.equals(v, was)) {
@@ -203,6 +214,13 @@ public final class DynamoLedgerStore implements LedgerStore {
             } else {
                 values.put(":" + name, v);
                 sets.add("#" + name + " = :" + name);
+            }
+        }
+        // The other format's attributes go, so the item is read back in this store's format.
+        for (String name : compact ? ATTRIBUTES_ONLY : List.of(CompactLedgerItem.RECORD)) {
+            if (base == null || base.containsKey(name)) {
+                names.put("#" + name, name);
+                removes.add("#" + name);
             }
         }
         values.put(":expected", Attrs.n(next.version()));
@@ -220,10 +238,10 @@ public final class DynamoLedgerStore implements LedgerStore {
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));
         } catch (ConditionalCheckFailedException e) {
-            ownWriteOrConflict(e, next, storageKey, token);
+            ownWriteOrConflict(e, next, storageKey, attrs);
         }
-        remember(storageKey, newVersion, attrs);
-        return next.withVersion(newVersion);
+        remember(storageKey, written, attrs);
+        return written;
     }
 
     /**
@@ -238,7 +256,7 @@ public final class DynamoLedgerStore implements LedgerStore {
             return false;
         }
         for (String name : base.keySet()) {
-            if (!name.equals(KEY) && !ALL.contains(name)) {
+            if (!name.equals(KEY) && !ALL.contains(name) && !name.equals(CompactLedgerItem.RECORD)) {
                 return false;
             }
         }
@@ -252,7 +270,7 @@ public final class DynamoLedgerStore implements LedgerStore {
      * The write as the whole item, put on {@code condition}: a new job's first write (nothing is there to
      * keep, and the item travels without an update expression), or a small item's next version.
      */
-    private LedgerRecord put(LedgerRecord next, String storageKey, Map<String, AttributeValue> item, String token, String condition,
+    private LedgerRecord put(LedgerRecord next, String storageKey, Map<String, AttributeValue> item, String condition,
                              Map<String, String> names, Map<String, AttributeValue> values) {
         try {
             Unavailability.write("the ledger", () -> dynamo.putItem(PutItemRequest.builder()
@@ -265,19 +283,37 @@ public final class DynamoLedgerStore implements LedgerStore {
                     .returnValuesOnConditionCheckFailure(ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));
         } catch (ConditionalCheckFailedException e) {
-            ownWriteOrConflict(e, next, storageKey, token);
+            ownWriteOrConflict(e, next, storageKey, item);
         }
-        long newVersion = next.version() + 1;
-        remember(storageKey, newVersion, item);
-        return next.withVersion(newVersion);
+        LedgerRecord written = next.withVersion(next.version() + 1);
+        remember(storageKey, written, item);
+        return written;
     }
 
-    /** A failed condition is our own write sent again when the stored item carries its token; otherwise a conflict. */
-    private void ownWriteOrConflict(ConditionalCheckFailedException e, LedgerRecord next, String storageKey, String token) {
+    /**
+     * A failed condition is our own write sent again (the SDK retrying after a lost response, or our caller
+     * after an outage) when the stored item is what it wrote; otherwise a conflict.
+     */
+    private void ownWriteOrConflict(ConditionalCheckFailedException e, LedgerRecord next, String storageKey, Map<String, AttributeValue> attrs) {
         Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(storageKey);
-        if (stored == null || !token.equals(Attrs.str(stored, WRITE_TOKEN))) {
+        if (stored == null || !ownWrite(stored, attrs)) {
             throw new LedgerConflict(next.jobId(), next.version());
         }
+    }
+
+    /**
+     * Whether {@code stored} is the write {@code attrs}: by its token (the attribute format), or for a compact
+     * item by its version, record text and history, which together hold every field of the record. The record
+     * text carries the writer's lease and the millisecond of the write, as the token's digest does.
+     */
+    static boolean ownWrite(Map<String, AttributeValue> stored, Map<String, AttributeValue> attrs) {
+        AttributeValue token = attrs.get(WRITE_TOKEN);
+        if (token != null) {
+            return token.equals(stored.get(WRITE_TOKEN));
+        }
+        return attrs.get(CompactLedgerItem.RECORD).equals(stored.get(CompactLedgerItem.RECORD))
+                && attrs.get("version").equals(stored.get("version"))
+                && java.util.Objects.equals(attrs.get("history"), stored.get("history"));
     }
 
     /**
@@ -362,6 +398,20 @@ public final class DynamoLedgerStore implements LedgerStore {
             "leaseOwner", "leaseUntil", "history", "firstSeen", "updatedAt", "quarantineClass", "quarantineReason",
             "version", TTL, WRITE_TOKEN, "effects");
 
+    /** The attribute format's attributes that the compact format does not have. */
+    private static final List<String> ATTRIBUTES_ONLY = ALL.stream()
+            .filter(name -> !CompactLedgerItem.ATTRIBUTES.contains(name)).toList();
+
+    /** A record in the compact format: version, expiry and history as attributes, the rest as one JSON string. */
+    static Map<String, AttributeValue> encodeCompact(LedgerRecord r) {
+        Map<String, AttributeValue> m = new HashMap<>(8);
+        m.put("version", Attrs.n(r.version()));
+        putIf(m, TTL, r.expiresAt() == null ? null : Attrs.epochSeconds(r.expiresAt()));
+        m.put("history", HistoryCodec.encode(r.history()));
+        m.put(CompactLedgerItem.RECORD, Attrs.s(CompactLedgerItem.fields(r)));
+        return m;
+    }
+
     static Map<String, AttributeValue> encode(LedgerRecord r) {
         Map<String, AttributeValue> m = new HashMap<>();
         putIf(m, "tenant", r.tenant() == null ? null : Attrs.s(r.tenant()));
@@ -398,7 +448,34 @@ public final class DynamoLedgerStore implements LedgerStore {
         }
     }
 
+    /** A stored item in either format. */
     static LedgerRecord decode(Map<String, AttributeValue> item) {
+        return CompactLedgerItem.holds(item) ? decodeCompact(item) : decodeAttributes(item);
+    }
+
+    private static LedgerRecord decodeCompact(Map<String, AttributeValue> item) {
+        CompactLedgerItem.Fields f = CompactLedgerItem.parse(Attrs.str(item, CompactLedgerItem.RECORD));
+        return new LedgerRecord(
+                JobKey.fromStorage(Attrs.str(item, KEY), f.tenant).jobId(),
+                f.tenant,
+                f.jobType,
+                f.state,
+                f.generation,
+                f.attempt,
+                f.failures,
+                f.leaseOwner,
+                f.leaseUntil,
+                HistoryCodec.decode(item.get("history")),
+                f.firstSeen,
+                f.updatedAt,
+                f.quarantineClass,
+                f.quarantineReason,
+                Attrs.lng(item, "version", 0),
+                Attrs.instantSeconds(item, TTL),
+                f.effects);
+    }
+
+    private static LedgerRecord decodeAttributes(Map<String, AttributeValue> item) {
         Map<FailureClass, Integer> failures = new EnumMap<>(FailureClass.class);
         AttributeValue f = item.get("failures");
         if (f != null && f.hasM()) {
