@@ -27,6 +27,8 @@ usage: scripts/chaos.sh [options] [-- maven arguments]
   --settle-timeout D   bound on settling after the last send      (CHAOS_SETTLE_TIMEOUT, 60s + jobs/10 s)
   --seed N             workload order and kill targets            (CHAOS_SEED, random)
   --fifo-notices       notices to a FIFO queue; a duplicate notice fails the run (CHAOS_FIFO_NOTICES, off)
+  --item-format F      ledger items the workers write: attributes, compact, or mixed (workers 1, 3, ...
+                       compact, 2, 4, ... attributes, so items change format as jobs move) (CHAOS_ITEM_FORMAT, mixed)
 Durations: 6s, 500ms, 2m or a number of seconds. The report is kept in target/chaos/report.txt, the
 worker logs and the run's event log in target/chaos-logs/.
 EOF
@@ -45,6 +47,7 @@ hang="${CHAOS_HANG:-}"
 settle_timeout="${CHAOS_SETTLE_TIMEOUT:-}"
 seed="${CHAOS_SEED:-}"
 fifo_notices="${CHAOS_FIFO_NOTICES:-false}"
+item_format="${CHAOS_ITEM_FORMAT:-mixed}"
 maven_args=()
 while [ $# -gt 0 ]; do
   case "$1" in
@@ -61,6 +64,7 @@ while [ $# -gt 0 ]; do
     --settle-timeout) settle_timeout="$2"; shift 2 ;;
     --seed) seed="$2"; shift 2 ;;
     --fifo-notices) fifo_notices=true; shift ;;
+    --item-format) item_format="$2"; shift 2 ;;
     -h|--help) usage; exit 0 ;;
     --) shift; maven_args=("$@"); break ;;
     *) echo "unknown option: $1" >&2; usage >&2; exit 2 ;;
@@ -69,7 +73,8 @@ done
 
 props=(-Dchaos.workers="$workers" -Dchaos.jobs="$jobs" -Dchaos.send-rate="$send_rate" -Dchaos.kill-every="$kill_every"
        -Dchaos.max-unavailable="$max_unavailable"
-       -Dchaos.freeze="$freeze" -Dchaos.crash-fault="$crash_fault" -Dchaos.fifo-notices="$fifo_notices")
+       -Dchaos.freeze="$freeze" -Dchaos.crash-fault="$crash_fault" -Dchaos.fifo-notices="$fifo_notices"
+       -Dchaos.item-format="$item_format")
 [ -n "$hang" ] && props+=(-Dchaos.hang="$hang")
 [ -n "$freeze_at" ] && props+=(-Dchaos.freeze-at="$freeze_at")
 [ -n "$crash" ] && props+=(-Dchaos.crash="$crash")

@@ -448,8 +448,8 @@ public final class DynamoLedgerStore implements LedgerStore {
         }
     }
 
-    /** A stored item in either format. */
-    static LedgerRecord decode(Map<String, AttributeValue> item) {
+    /** A stored item in either format (also for tools that scan the table: its fields are not all attributes). */
+    public static LedgerRecord decode(Map<String, AttributeValue> item) {
         return CompactLedgerItem.holds(item) ? decodeCompact(item) : decodeAttributes(item);
     }
 

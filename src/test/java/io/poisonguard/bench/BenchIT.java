@@ -152,6 +152,9 @@ class BenchIT {
             }
         }
         String report = BenchReport.render(results, jobs, warmup, rounds, Boolean.getBoolean("bench.in-process-baselines"));
+        String settings = System.getProperty("bench.service-options", "");
+        // The settings poison-guard ran with besides its defaults: a report is read without the command that made it.
+        report = (settings.isBlank() ? "poison-guard settings: the defaults" : "poison-guard settings: " + settings) + "\n" + report;
         Path out = Files.createDirectories(Path.of("target", "bench")).resolve("report.txt");
         Files.writeString(out, report, StandardCharsets.UTF_8);
         System.out.println("\n" + report);

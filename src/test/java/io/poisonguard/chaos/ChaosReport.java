@@ -103,7 +103,7 @@ public final class ChaosReport {
         Queues queues = new Queues(sqs, names);
         List<Message> notices = queues.drain(names.noticesQueue());
         List<Message> dead = queues.drain(names.deadLetterQueue());
-        Map<String, Map<String, String>> ledger = Tables.scan(dynamo, names.ledgerTable(), Set.of("state", "quarantineClass", "attempt"));
+        Map<String, Map<String, String>> ledger = Tables.ledger(dynamo, names.ledgerTable());
         Map<String, Map<String, String>> quarantine = Tables.scan(dynamo, names.quarantineTable(), Set.of("failureClass", "attempts"));
 
         Map<String, Integer> noticeCount = new HashMap<>();
@@ -291,7 +291,8 @@ public final class ChaosReport {
                 + " poison-completed=" + poisonCompleted.size() + " poison-not-quarantined=" + poisonUnquarantined.size()
                 + " partial-quarantines=" + partial.size() + " unexpected-class=" + unexpectedClasses.size() + " settled=" + (outcome.settled() ? "yes" : "no")
                 + " jobs=" + outcome.jobs().size() + " kills=" + outcome.kills() + " kills-skipped=" + outcome.killsSkipped() + " self-exits=" + outcome.selfExits()
-                + " freeze=" + ChaosSettings.text(outcome.settings().freeze()) + " notices=" + (outcome.settings().fifoNotices() ? "fifo" : "standard");
+                + " freeze=" + ChaosSettings.text(outcome.settings().freeze()) + " notices=" + (outcome.settings().fifoNotices() ? "fifo" : "standard")
+                + " ledger-items=" + outcome.settings().itemFormat();
         List<String> f = failures();
         return f.isEmpty() ? "VERDICT: PASS " + counts : "VERDICT: FAIL (" + String.join(", ", f) + ") " + counts;
     }

@@ -1,5 +1,6 @@
 package io.poisonguard.chaos;
 
+import io.poisonguard.dynamodb.DynamoLedgerStore;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.config.Names;
 import io.poisonguard.testing.EmulatorClients;
@@ -150,6 +151,7 @@ public final class ChaosRun {
         Map<String, String> o = ServiceProcess.fastCrashSettings(names.prefix(), s.concurrency());
         o.put("poison-guard.worker-id", names.prefix() + "-w" + worker);
         o.put("poison-guard.notices.fifo", Boolean.toString(s.fifoNotices()));
+        o.put("poison-guard.ledger.item-format", s.itemFormatOf(worker));
         if (!s.attemptDeadline().isEmpty()) {
             o.put("poison-guard.attempt.deadline", s.attemptDeadline());
         }
@@ -332,13 +334,13 @@ public final class ChaosRun {
 
     private int failuresRecorded(Job j) {
         String cls = j.kind() == JobKind.TRANSIENT ? "TRANSIENT" : "THROTTLED";
-        Map<String, AttributeValue> item = budgetReader.getItem(b -> b.tableName(names.ledgerTable())
-                .key(Map.of("jobId", AttributeValue.fromS(new JobKey(s.tenant(), j.id()).storage()))).projectionExpression("failures")).item();
-        if (item == null || !item.containsKey("failures") || !item.get("failures").hasM()) {
+        // The whole item: a compact one keeps its failures inside its record attribute.
+        Map<String, AttributeValue> item = budgetReader.getItem(b -> b.tableName(names.ledgerTable()).consistentRead(true)
+                .key(Map.of("jobId", AttributeValue.fromS(new JobKey(s.tenant(), j.id()).storage())))).item();
+        if (item == null || item.isEmpty()) {
             return 0;
         }
-        AttributeValue n = item.get("failures").m().get(cls);
-        return n == null ? 0 : Integer.parseInt(n.n());
+        return Integer.parseInt(Tables.fields(DynamoLedgerStore.decode(item)).getOrDefault("failures." + cls, "0"));
     }
 
     /** Runs on the chaos thread only (as does {@link #killOne}), so the two never race on a worker. */
@@ -409,7 +411,7 @@ public final class ChaosRun {
 
     /** Every job's ledger state is terminal, every quarantined job has its record, and the jobs queue is empty. */
     private boolean settled(List<Job> jobs) {
-        Map<String, Map<String, String>> ledger = Tables.scan(dynamo, names.ledgerTable(), Set.of("state"));
+        Map<String, Map<String, String>> ledger = Tables.ledger(dynamo, names.ledgerTable());
         Set<String> quarantined = Tables.scan(dynamo, names.quarantineTable(), Set.of("failureClass")).keySet();
         for (Job j : jobs) {
             Map<String, String> item = ledger.get(j.id());

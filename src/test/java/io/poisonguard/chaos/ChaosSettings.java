@@ -28,11 +28,14 @@ import java.util.Locale;
  * @param settleTimeout  the bound on waiting for every job to reach a terminal outcome, after the last send
  * @param seed           shuffles the workload and picks the workers to kill
  * @param fifoNotices    notices go to the FIFO queue ({@code poison-guard.notices.fifo}); a duplicate notice then fails the run
+ * @param itemFormat     {@code poison-guard.ledger.item-format} on the workers: {@code attributes}, {@code compact}, or
+ *                       {@code mixed} (the default: workers 1, 3, ... compact, 2, 4, ... attributes, so a job's item
+ *                       changes format whenever another worker takes it up, as during a rolling switch of the setting)
  */
 public record ChaosSettings(int workers, int concurrency, int jobs, double sendRate, Duration killEvery, int maxUnavailable, Duration freeze,
                             Duration freezeAt, int poison, int transientJobs, int throttled, int crash, String crashFault, int hang,
                             String hangFault, String attemptDeadline, Duration settleTimeout, long seed, String tenant,
-                            boolean fifoNotices) {
+                            boolean fifoNotices, String itemFormat) {
 
     public ChaosSettings {
         int special = poison + transientJobs + throttled + crash + hang;
@@ -44,6 +47,9 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
         }
         if (!crashFault.equals("oom") && !crashFault.equals("halt")) {
             throw new IllegalArgumentException("chaos.crash-fault must be oom or halt, not " + crashFault);
+        }
+        if (!java.util.Set.of("attributes", "compact", "mixed").contains(itemFormat)) {
+            throw new IllegalArgumentException("chaos.item-format must be attributes, compact or mixed, not " + itemFormat);
         }
     }
 
@@ -74,12 +80,18 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
                 duration("chaos.settle-timeout", (60 + jobs / 10) + "s"),
                 Long.parseLong(System.getProperty("chaos.seed", Long.toString(System.nanoTime() % 100_000))),
                 System.getProperty("chaos.tenant", "tenant-x"),
-                Boolean.parseBoolean(System.getProperty("chaos.fifo-notices", "false")));
+                Boolean.parseBoolean(System.getProperty("chaos.fifo-notices", "false")),
+                System.getProperty("chaos.item-format", "mixed").trim().toLowerCase(Locale.ROOT));
     }
 
     /** How long sending the whole workload takes at {@link #sendRate}. */
     public Duration sendWindow() {
         return Duration.ofMillis((long) (jobs / sendRate * 1000));
+    }
+
+    /** The ledger item format worker {@code worker} (numbered from 1) writes. */
+    public String itemFormatOf(int worker) {
+        return itemFormat.equals("mixed") ? (worker % 2 == 1 ? "compact" : "attributes") : itemFormat;
     }
 
     public int healthy() {
@@ -88,9 +100,9 @@ public record ChaosSettings(int workers, int concurrency, int jobs, double sendR
 
     public String describe() {
         return String.format(Locale.ROOT, "%d workers x concurrency %d, %d jobs at %.1f/s (healthy %d, transient %d, throttled %d, poison %d, "
-                        + "%s %d, hang %d), kill every %s (at most %d down), DynamoDB freeze %s at +%s, attempt deadline %s, seed %d",
+                        + "%s %d, hang %d), kill every %s (at most %d down), DynamoDB freeze %s at +%s, attempt deadline %s, ledger items %s, seed %d",
                 workers, concurrency, jobs, sendRate, healthy(), transientJobs, throttled, poison, crashFault, crash, hang,
-                text(killEvery), maxUnavailable, text(freeze), text(freezeAt), attemptDeadline.isEmpty() ? "unset" : attemptDeadline, seed);
+                text(killEvery), maxUnavailable, text(freeze), text(freezeAt), attemptDeadline.isEmpty() ? "unset" : attemptDeadline, itemFormat, seed);
     }
 
     static String text(Duration d) {
