@@ -2,7 +2,9 @@ package io.poisonguard.crash;
 
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.config.Names;
+import io.poisonguard.dynamodb.DynamoLedgerStore;
 import io.poisonguard.dynamodb.DynamoQuarantineStore;
+import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.testing.EmulatorClients;
@@ -227,13 +229,11 @@ class CrashAttributionIT {
         Map<String, AttributeValue> start = null;
         do {
             Map<String, AttributeValue> from = start;
-            ScanResponse page = dynamo.scan(b -> b.tableName(names.ledgerTable()).projectionExpression("jobId, #s, failures")
-                    .expressionAttributeNames(Map.of("#s", "state")).exclusiveStartKey(from));
+            // Whole items, read through the store's decoding: a compact item keeps its state inside one attribute.
+            ScanResponse page = dynamo.scan(b -> b.tableName(names.ledgerTable()).consistentRead(true).exclusiveStartKey(from));
             page.items().forEach(i -> {
-                AttributeValue failures = i.get("failures");
-                AttributeValue crash = failures == null || !failures.hasM() ? null : failures.m().get(FailureClass.CRASH.name());
-                out.put(JobKey.fromStorage(i.get("jobId").s(), "tenant-c").jobId(), new Entry(i.containsKey("state") ? i.get("state").s() : "",
-                        crash == null ? 0 : Integer.parseInt(crash.n())));
+                LedgerRecord r = DynamoLedgerStore.decode(i);
+                out.put(r.jobId(), new Entry(r.state() == null ? "" : r.state().name(), r.failuresOf(FailureClass.CRASH)));
             });
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null);
