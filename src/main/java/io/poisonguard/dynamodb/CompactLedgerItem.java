@@ -26,6 +26,11 @@ import java.util.Map;
  * emulator's profile put poison-guard's extra cost over a two-attribute item in per-attribute type checks,
  * number parsing and name resolution); this item has four or five attributes where the attribute format has
  * thirteen to fifteen, two of them numbers where it has seven or eight.
+ *
+ * <p>Reading skips fields it does not know, but a write rewrites the record whole, so a field a later release
+ * added inside it would be lost when this release writes the job: a later release that needs a new field adds it
+ * as an attribute of its own, which this release's writes keep (an item with an attribute unknown here is updated,
+ * never put whole).
  */
 final class CompactLedgerItem {
     /** The attribute holding the record's fields as JSON; an item that has it is in this format. */

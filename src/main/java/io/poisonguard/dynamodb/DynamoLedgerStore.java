@@ -30,6 +30,10 @@ import java.util.Optional;
  * a larger one is updated by what changed since that version (an appended history entry by
  * {@code list_append}, the ending attempt's entry by its index), and one whose image it does not hold is
  * updated attribute by attribute. The version condition makes all three equally safe.
+ *
+ * <p>An item is stored in one of two formats: one attribute per field, or {@linkplain CompactLedgerItem compact}
+ * (version, expiry and history as attributes, the other fields as one JSON string). Both are always read; a write
+ * stores the item in this store's format and removes the other format's attributes.
  */
 public final class DynamoLedgerStore implements LedgerStore {
     static final String KEY = "jobId";
