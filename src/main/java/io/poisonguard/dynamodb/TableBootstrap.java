@@ -92,11 +92,22 @@ public final class TableBootstrap {
         }
     }
 
+    /**
+     * How long and how often a new table is polled until it is active: from 100 ms, doubling up to 5 s, for at most
+     * 10 minutes. The SDK's own waiter sleeps 20 s before its second look, so a table that was not active at the
+     * first one (an emulator on a busy machine, a table with indexes) held the boot 20 s; on AWS a table takes
+     * seconds, and one with indexes up to minutes.
+     */
+    private static final java.util.function.Consumer<software.amazon.awssdk.core.waiters.WaiterOverrideConfiguration.Builder> UNTIL_ACTIVE =
+            w -> w.backoffStrategyV2(software.amazon.awssdk.retries.api.BackoffStrategy.exponentialDelayWithoutJitter(
+                    java.time.Duration.ofMillis(100), java.time.Duration.ofSeconds(5)))
+                    .maxAttempts(400).waitTimeout(java.time.Duration.ofMinutes(10));
+
     private void waitActive(String table) {
-        dynamo.waiter().waitUntilTableExists(b -> b.tableName(table));
+        dynamo.waiter().waitUntilTableExists(b -> b.tableName(table), UNTIL_ACTIVE);
         TableStatus status = dynamo.describeTable(b -> b.tableName(table)).table().tableStatus();
         if (status != TableStatus.ACTIVE) {
-            dynamo.waiter().waitUntilTableExists(b -> b.tableName(table));
+            dynamo.waiter().waitUntilTableExists(b -> b.tableName(table), UNTIL_ACTIVE);
         }
     }
 
