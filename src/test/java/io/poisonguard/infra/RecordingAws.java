@@ -114,8 +114,9 @@ final class RecordingAws {
     }
 
     /**
-     * The SDK's {@code x(Consumer<Builder>)} overloads are default methods that build the request and
-     * call {@code x(Request)}; they run as written, so every request reaches {@code call} built.
+     * The SDK's {@code x(Consumer<Builder>)} overloads (and a waiter's {@code x(Consumer<Builder>, Consumer<Override>)})
+     * are default methods that build the request and call {@code x(Request)}; they run as written, so every request
+     * reaches {@code call} built, as its first argument.
      */
     private static <T> T proxy(Class<T> type, Call call) {
         InvocationHandler handler = (proxy, method, args) -> {
@@ -126,7 +127,7 @@ final class RecordingAws {
                     default -> "recording " + type.getSimpleName();
                 };
             }
-            if (method.isDefault() && args != null && args.length == 1 && args[0] instanceof Consumer<?>) {
+            if (method.isDefault() && args != null && args.length >= 1 && java.util.Arrays.stream(args).allMatch(a -> a instanceof Consumer<?>)) {
                 return InvocationHandler.invokeDefault(proxy, method, args);
             }
             switch (method.getName()) {
