@@ -156,7 +156,7 @@ public interface PoisonGuardConfig {
          * one on its job's next write. {@code compact} keeps only the version, the expiry and the history as
          * attributes of their own and the rest of the record as one JSON string: the table does less work per
          * write. A release from before the compact format cannot read its items, so the default stays
-         * {@code attributes} until no release a fleet may roll back to predates it (see the README's upgrade notes).
+         * {@code attributes} until no release a fleet may roll back to predates it (see the README's Known limits).
          */
         @WithDefault("attributes")
         ItemFormat itemFormat();

@@ -139,6 +139,16 @@ class SettingsTest {
     }
 
     @Test
+    void theLedgerItemFormatIsAttributesByDefaultOrCompactAndAMisspellingRefusesToBootNamingIt() {
+        assertEquals(PoisonGuardConfig.Ledger.ItemFormat.ATTRIBUTES, defaults().build().ledger().itemFormat());
+        assertEquals(PoisonGuardConfig.Ledger.ItemFormat.COMPACT,
+                defaults().set("poison-guard.ledger.item-format", "compact").build().ledger().itemFormat());
+        RuntimeException e = assertThrows(RuntimeException.class,
+                () -> defaults().set("poison-guard.ledger.item-format", "compakt").build());
+        assertTrue(e.getMessage().contains("poison-guard.ledger.item-format"), e.getMessage());
+    }
+
+    @Test
     void aPrefetchOfFortyBootsAndFortyOneRefusesNamingPrefetch() {
         Settings.policy(defaults().set("poison-guard.consumer.prefetch", "40").build());
         refused(() -> Settings.policy(defaults().set("poison-guard.consumer.prefetch", "41").build()),
