@@ -61,7 +61,6 @@ class SdkCostIT {
     private static final String LEDGER = "the ledger's two writes";
     private static final String VIRTUAL = "the ledger's, from virtual threads";
     private static final String TIMED = "the ledger's, with the SDK's per-call timeouts";
-    private static final String COMPACT = "the ledger's, compact items";
 
     @Test
     void theLedgersWritesAgainstTheBaselines() throws Exception {
@@ -79,14 +78,12 @@ class SdkCostIT {
             plain.waiter().waitUntilTableExists(b -> b.tableName(table));
             DynamoLedgerStore ledger = new DynamoLedgerStore(plain, names.ledgerTable(), Clock.systemUTC());
             DynamoLedgerStore timedLedger = new DynamoLedgerStore(timed, names.ledgerTable(), Clock.systemUTC());
-            DynamoLedgerStore compactLedger = new DynamoLedgerStore(plain, names.ledgerTable(), Clock.systemUTC(), false, true);
 
             Map<String, Shape> shapes = new LinkedHashMap<>();
             shapes.put(IDEMPOTENT, new Shape(id -> idempotent(plain, table, id), false));
             shapes.put(LEDGER, new Shape(id -> ledgerJob(ledger, id), false));
             shapes.put(VIRTUAL, new Shape(id -> ledgerJob(ledger, id), true));
             shapes.put(TIMED, new Shape(id -> ledgerJob(timedLedger, id), false));
-            shapes.put(COMPACT, new Shape(id -> ledgerJob(compactLedger, id), false));
 
             // Unmeasured: the JIT compiles every shape's path before any window counts (two passes: one left the first
             // round's windows a third dearer than the rest).
@@ -179,12 +176,11 @@ class SdkCostIT {
         }
         double ledger = median(cost.get(LEDGER)) / base;
         out.append(String.format(Locale.ROOT, "%nThe ratio is to the first row's median. The rows after the second change one thing each: the threads the "
-                + "calls are made from, the client's per-call timeouts (the worker schedules those on Quarkus's executor, not the SDK's own threads "
-                + "used here), or the item format (poison-guard.ledger.item-format=compact).%n"));
+                + "calls are made from, or the client's per-call timeouts (the worker schedules those on Quarkus's executor, not the SDK's own threads "
+                + "used here).%n"));
         out.append(String.format(Locale.ROOT, "%nVERDICT: %s the ledger's two writes cost the client %.2f times the baseline's two calls (limit %.2f); "
-                        + "from virtual threads %.2f, with per-call timeouts %.2f, compact items %.2f%n",
-                ledger <= LIMIT ? "PASS" : "FAIL", ledger, LIMIT, median(cost.get(VIRTUAL)) / base, median(cost.get(TIMED)) / base,
-                median(cost.get(COMPACT)) / base));
+                        + "from virtual threads %.2f, with per-call timeouts %.2f%n",
+                ledger <= LIMIT ? "PASS" : "FAIL", ledger, LIMIT, median(cost.get(VIRTUAL)) / base, median(cost.get(TIMED)) / base));
         return out.toString();
     }
 
