@@ -47,7 +47,7 @@ public class Alerts {
         PoisonGuardConfig.Alerts.Webhook webhook = config.alerts().webhook();
         webhook.url().ifPresent(u -> notifiers.add(new WebhookNotifier(u, webhook.timeout(), json)));
         PoisonGuardConfig.Alerts.Sns sns = config.alerts().sns();
-        sns.topicArn().ifPresent(arn -> notifiers.add(new SnsNotifier(arn, sns.region(), sns.endpointOverride(), json)));
+        sns.topicArn().ifPresent(arn -> notifiers.add(new SnsNotifier(arn, sns.region(), sns.endpointOverride(), sns.timeout(), json)));
         for (Notifier n : notifiers) {
             Counter dropped = Counter.builder("poison.guard.alerts.dropped").description("Alerts dropped because their notifier's queue was full")
                     .tag("notifier", n.name()).register(registry);
@@ -56,7 +56,7 @@ public class Alerts {
         config.ownership().owners().forEach((team, t) -> {
             List<AlertDispatch> routes = new ArrayList<>();
             t.webhook().ifPresent(u -> routes.add(dispatch(new WebhookNotifier(u, webhook.timeout(), json), "owner-" + team, registry)));
-            t.snsTopicArn().ifPresent(arn -> routes.add(dispatch(new SnsNotifier(arn, sns.region(), sns.endpointOverride(), json),
+            t.snsTopicArn().ifPresent(arn -> routes.add(dispatch(new SnsNotifier(arn, sns.region(), sns.endpointOverride(), sns.timeout(), json),
                     "owner-" + team + "-sns", registry)));
             ownerRoutes.put(team, routes);
             Optional<java.net.URI> escalation = t.escalationWebhook().or(t::webhook);

@@ -8,6 +8,7 @@ import software.amazon.awssdk.services.sns.SnsClientBuilder;
 import software.amazon.awssdk.services.sns.model.MessageAttributeValue;
 
 import java.net.URI;
+import java.time.Duration;
 import java.util.Map;
 import java.util.Optional;
 
@@ -17,8 +18,15 @@ final class SnsNotifier implements Notifier, AutoCloseable {
     private final String topicArn;
     private final ObjectMapper json;
 
-    SnsNotifier(String topicArn, Optional<String> region, Optional<URI> endpoint, ObjectMapper json) {
-        SnsClientBuilder b = SnsClient.builder().httpClientBuilder(ApacheHttpClient.builder());
+    /**
+     * @param timeout how long one publish may take, retries included; also each attempt's connect and read, so an
+     *                endpoint that accepts and never answers fails the alert instead of holding a sender for the
+     *                SDK's 30-second read on every attempt
+     */
+    SnsNotifier(String topicArn, Optional<String> region, Optional<URI> endpoint, Duration timeout, ObjectMapper json) {
+        SnsClientBuilder b = SnsClient.builder()
+                .httpClientBuilder(ApacheHttpClient.builder().connectionTimeout(timeout).socketTimeout(timeout))
+                .overrideConfiguration(o -> o.apiCallTimeout(timeout));
         region.ifPresent(r -> b.region(Region.of(r)));
         endpoint.ifPresent(b::endpointOverride);
         this.sns = b.build();

@@ -332,6 +332,10 @@ public interface PoisonGuardConfig {
 
             /** Endpoint override (a VPC endpoint, or a local stand-in). */
             Optional<java.net.URI> endpointOverride();
+
+            /** How long one alert's publish may take, retries included (and each attempt's connect and read). */
+            @WithDefault("5s")
+            Duration timeout();
         }
     }
 

@@ -134,6 +134,10 @@ public final class Settings {
         require(config.replay().maxBatch() >= 1 && config.replay().maxBatch() <= 10_000, "replay.max-batch", "must be between 1 and 10000");
         require(!config.replay().canaryTimeout().isNegative() && !config.replay().canaryTimeout().isZero(), "replay.canary-timeout",
                 "must be positive");
+        for (var t : java.util.Map.of("alerts.webhook.timeout", config.alerts().webhook().timeout(), "alerts.sns.timeout", config.alerts().sns().timeout()).entrySet()) {
+            require(!t.getValue().isNegative() && !t.getValue().isZero() && t.getValue().compareTo(Duration.ofMinutes(1)) <= 0, t.getKey(),
+                    "must be positive and at most 1m (an alert's delivery holds one of its notifier's two senders that long)");
+        }
 
         PoisonGuardConfig.Attempt attempt = config.attempt();
         require(!attempt.stopGrace().isNegative() && attempt.stopGrace().compareTo(Duration.ofMinutes(10)) <= 0, "attempt.stop-grace",

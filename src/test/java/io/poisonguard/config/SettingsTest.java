@@ -149,6 +149,14 @@ class SettingsTest {
     }
 
     @Test
+    void anAlertNotifiersTimeoutOfZeroOrAboveAMinuteRefusesToBootNamingIt() {
+        assertEquals(java.time.Duration.ofSeconds(5), defaults().build().alerts().sns().timeout());
+        Settings.policy(defaults().set("poison-guard.alerts.sns.timeout", "1m").build());
+        refused(() -> Settings.policy(defaults().set("poison-guard.alerts.sns.timeout", "0s").build()), "poison-guard.alerts.sns.timeout");
+        refused(() -> Settings.policy(defaults().set("poison-guard.alerts.webhook.timeout", "61s").build()), "poison-guard.alerts.webhook.timeout");
+    }
+
+    @Test
     void aPrefetchOfFortyBootsAndFortyOneRefusesNamingPrefetch() {
         Settings.policy(defaults().set("poison-guard.consumer.prefetch", "40").build());
         refused(() -> Settings.policy(defaults().set("poison-guard.consumer.prefetch", "41").build()),
