@@ -29,6 +29,25 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
 class CompactLedgerItemProperties {
     private final HistoryCodecProperties histories = new HistoryCodecProperties();
 
+    /**
+     * The record text's fields are this release's and no more: a field added inside the record would be dropped by an
+     * older release's next write of the job (it rewrites the record whole, skipping what it does not know), so a later
+     * release adds what it needs as an attribute of its own. Changing this list is that mistake, unless the release
+     * also stops older ones from writing compact items.
+     */
+    @net.jqwik.api.Example
+    void theRecordTextHoldsOnlyTheFieldsEveryReleaseThatReadsItKnows() throws Exception {
+        Instant now = Instant.ofEpochMilli(1_700_000_000_000L);
+        LedgerRecord full = LedgerRecord.fresh("job-f", "acme", "permit-report", 2, now).withAttempt(3)
+                .withFailureCounted(FailureClass.TRANSIENT).withEffects(Map.of("completion-notice", 3))
+                .moveTo(JobState.QUARANTINED, now).withQuarantine(FailureClass.PERMANENT, "bad input").withLease("w1", now.plusSeconds(60));
+        Set<String> names = new java.util.TreeSet<>();
+        new com.fasterxml.jackson.databind.ObjectMapper().readTree(CompactLedgerItem.fields(full)).fieldNames().forEachRemaining(names::add);
+        assertEquals(new java.util.TreeSet<>(Set.of("tenant", "jobType", "state", "generation", "attempt", "failures", "effects", "leaseOwner",
+                "leaseUntil", "firstSeen", "updatedAt", "quarantineClass", "quarantineReason")), names,
+                "a new ledger field belongs in an attribute of its own, not inside the compact record (see CompactLedgerItem)");
+    }
+
     @Property(tries = 300)
     void everyRecordReadsBackAsWritten(@ForAll("records") LedgerRecord r) {
         Map<String, AttributeValue> item = new HashMap<>(DynamoLedgerStore.encodeCompact(r));

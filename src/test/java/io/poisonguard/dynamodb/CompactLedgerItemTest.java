@@ -8,14 +8,10 @@ import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.testing.EmulatorClients;
-import io.poisonguard.testing.Emulators;
+import io.poisonguard.testing.RecordingDynamo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
@@ -28,8 +24,6 @@ import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Set;
-import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -44,31 +38,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * a large item is updated by its changes and an attribute a newer release added survives.
  */
 class CompactLedgerItemTest {
-    static final List<UpdateItemRequest> updates = new CopyOnWriteArrayList<>();
-    static final List<PutItemRequest> puts = new CopyOnWriteArrayList<>();
+    static RecordingDynamo recording;
+    static List<UpdateItemRequest> updates;
+    static List<PutItemRequest> puts;
     static DynamoDbClient dynamo;
     static Names names;
 
     @BeforeAll
     static void table() {
-        dynamo = EmulatorClients.dynamo(Emulators.shared(), new ExecutionInterceptor() {
-            @Override
-            public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-                if (context.request() instanceof UpdateItemRequest u) {
-                    updates.add(u);
-                }
-                if (context.request() instanceof PutItemRequest p) {
-                    puts.add(p);
-                }
-            }
-        });
-        names = new Names("ci" + UUID.randomUUID().toString().substring(0, 6));
-        new TableBootstrap(dynamo, names).ensureTables();
+        recording = RecordingDynamo.onFreshTables("ci");
+        updates = recording.updates();
+        puts = recording.puts();
+        dynamo = recording.client();
+        names = recording.names();
     }
 
     @AfterAll
     static void close() {
-        dynamo.close();
+        recording.close();
     }
 
     private static DynamoLedgerStore compact() {

@@ -7,14 +7,10 @@ import io.poisonguard.ledger.AttemptEntry;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
-import io.poisonguard.testing.EmulatorClients;
-import io.poisonguard.testing.Emulators;
+import io.poisonguard.testing.RecordingDynamo;
 import org.junit.jupiter.api.AfterAll;
 import org.junit.jupiter.api.BeforeAll;
 import org.junit.jupiter.api.Test;
-import software.amazon.awssdk.core.interceptor.Context;
-import software.amazon.awssdk.core.interceptor.ExecutionAttributes;
-import software.amazon.awssdk.core.interceptor.ExecutionInterceptor;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
@@ -23,8 +19,6 @@ import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.List;
-import java.util.UUID;
-import java.util.concurrent.CopyOnWriteArrayList;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
@@ -38,32 +32,24 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  * version: DynamoDB bills both alike there, and the put has no update expression for the server to work through.
  */
 class LedgerPartialWriteTest {
-    static final List<UpdateItemRequest> sent = new CopyOnWriteArrayList<>();
-    static final List<PutItemRequest> puts = new CopyOnWriteArrayList<>();
+    static RecordingDynamo recording;
+    static List<UpdateItemRequest> sent;
+    static List<PutItemRequest> puts;
     static DynamoDbClient dynamo;
     static Names names;
 
     @BeforeAll
     static void table() {
-        Emulators emulators = Emulators.shared();
-        dynamo = EmulatorClients.dynamo(emulators, new ExecutionInterceptor() {
-                    @Override
-                    public void beforeExecution(Context.BeforeExecution context, ExecutionAttributes attributes) {
-                        if (context.request() instanceof UpdateItemRequest u) {
-                            sent.add(u);
-                        }
-                        if (context.request() instanceof PutItemRequest p) {
-                            puts.add(p);
-                        }
-                    }
-                });
-        names = new Names("pw" + UUID.randomUUID().toString().substring(0, 6));
-        new TableBootstrap(dynamo, names).ensureTables();
+        recording = RecordingDynamo.onFreshTables("pw");
+        sent = recording.updates();
+        puts = recording.puts();
+        dynamo = recording.client();
+        names = recording.names();
     }
 
     @AfterAll
     static void close() {
-        dynamo.close();
+        recording.close();
     }
 
     /** A store that updates every item by its changes, however small (the default writes small items whole). */
