@@ -35,11 +35,11 @@ public class Boot {
         LOG.infof("Payload vault: %s", vault.enabled() ? "on (" + names.payloadsTable() + ")" : "off: the dead-letter queue is the only payload copy");
         int pool = org.eclipse.microprofile.config.ConfigProvider.getConfig()
                 .getOptionalValue(LedgerConnections.KEY, Integer.class).orElse(LedgerConnections.SDK_DEFAULT);
-        String poolLine = LedgerConnections.describe(pool, config.consumer().concurrency(), config.consumer().prefetch());
-        if (LedgerConnections.tooSmall(pool, config.consumer().concurrency(), config.consumer().prefetch())) {
-            LOG.warn(poolLine);
+        LedgerConnections.PoolLine poolLine = LedgerConnections.describe(pool, config.consumer().concurrency(), config.consumer().prefetch());
+        if (poolLine.warning()) {
+            LOG.warn(poolLine.text());
         } else {
-            LOG.info(poolLine);
+            LOG.info(poolLine.text());
         }
         if (config.resources().create()) {
             new TableBootstrap(dynamo, names).ensureTables();

@@ -50,18 +50,17 @@ public final class LedgerConnections implements ConfigSourceFactory {
      * What to tell the operator at boot about a pool of {@code configured} connections: a warning, naming the key,
      * when it is smaller than the worker's bound (calls will wait for connections under a backlog), else its size.
      */
-    public static String describe(int configured, int concurrency, OptionalInt prefetch) {
+    public static PoolLine describe(int configured, int concurrency, OptionalInt prefetch) {
         int bound = forWorker(concurrency, prefetch);
         if (configured < bound) {
-            return KEY + "=" + configured + " is below the " + bound + " connections a worker at concurrency " + concurrency
-                    + " may use at once: under a backlog its ledger calls will wait for a free connection";
+            return new PoolLine(true, KEY + "=" + configured + " is below the " + bound + " connections a worker at concurrency " + concurrency
+                    + " may use at once: under a backlog its ledger calls will wait for a free connection");
         }
-        return "DynamoDB connection pool: " + configured + " connections (" + bound + " for concurrency " + concurrency + ")";
+        return new PoolLine(false, "DynamoDB connection pool: " + configured + " connections (" + bound + " for concurrency " + concurrency + ")");
     }
 
-    /** Whether {@link #describe} is a warning. */
-    public static boolean tooSmall(int configured, int concurrency, OptionalInt prefetch) {
-        return configured < forWorker(concurrency, prefetch);
+    /** The boot log's line about the pool, and whether it is a warning. */
+    public record PoolLine(boolean warning, String text) {
     }
 
     @Override

@@ -76,11 +76,13 @@ class LedgerConnectionsTest {
 
     @Test
     void aPoolBelowTheBoundIsReportedAtBootNamingTheKey() {
-        String warning = LedgerConnections.describe(30, 64, OptionalInt.empty());
-        assertTrue(LedgerConnections.tooSmall(30, 64, OptionalInt.empty()));
+        LedgerConnections.PoolLine line = LedgerConnections.describe(30, 64, OptionalInt.empty());
+        assertTrue(line.warning());
+        String warning = line.text();
         assertTrue(warning.contains(LedgerConnections.KEY + "=30"), warning);
         assertTrue(warning.contains(String.valueOf(LedgerConnections.forWorker(64, OptionalInt.empty()))), warning);
-        assertFalse(LedgerConnections.tooSmall(112, 8, OptionalInt.empty()));
-        assertFalse(LedgerConnections.describe(112, 8, OptionalInt.empty()).contains(LedgerConnections.KEY));
+        LedgerConnections.PoolLine enough = LedgerConnections.describe(112, 8, OptionalInt.empty());
+        assertFalse(enough.warning());
+        assertFalse(enough.text().contains(LedgerConnections.KEY), enough.text());
     }
 }

@@ -101,10 +101,7 @@ public final class Emulators implements AutoCloseable {
      */
     public synchronized void restartDynamo() {
         Process old = dynalite;
-        if (old.isAlive()) {
-            signalDynalite("CONT");
-        }
-        old.destroy();
+        stopDynalite();
         try {
             if (!old.waitFor(10, java.util.concurrent.TimeUnit.SECONDS)) {
                 old.destroyForcibly().waitFor();
@@ -190,16 +187,20 @@ public final class Emulators implements AutoCloseable {
 
     @Override
     public void close() {
+        stopDynalite();
+        sqs.stopAndWait();
+    }
+
+    /** Asks dynalite to end (SIGTERM), continuing it first if it is frozen: a stopped process would not act on it. */
+    private void stopDynalite() {
         if (dynalite.isAlive()) {
             try {
-                // A stopped process would not act on SIGTERM until it is continued.
                 signalDynalite("CONT");
             } catch (RuntimeException e) {
                 System.err.println("could not continue dynalite before stopping it: " + e.getMessage());
             }
         }
         dynalite.destroy();
-        sqs.stopAndWait();
     }
 
     /**
