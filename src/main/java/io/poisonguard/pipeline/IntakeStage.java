@@ -52,6 +52,8 @@ public class IntakeStage {
     private final String worker;
     private final TenantDirectory tenants;
     private final IsolationLane lane;
+    /** The jobs this worker holds a copy of, from intake until the copy's outcome is written (its ticket closed). */
+    private final java.util.Set<JobKey> inHand = java.util.concurrent.ConcurrentHashMap.newKeySet();
     private final OutcomeStage outcomes;
     private final SystemicGuard guard;
     private final LedgerGate ledgerGate;
@@ -80,10 +82,14 @@ public class IntakeStage {
     }
 
     /** A copy cleared to run: its started attempt, what pre-flight admitted, and its place in the lane. */
-    record Ticket(LedgerRecord started, Verdict.Admitted admitted, IsolationLane.Slot slot) implements AutoCloseable {
+    record Ticket(LedgerRecord started, Verdict.Admitted admitted, IsolationLane.Slot slot, Runnable release) implements AutoCloseable {
         @Override
         public void close() {
-            slot.close();
+            try {
+                slot.close();
+            } finally {
+                release.run();
+            }
         }
     }
 
@@ -94,6 +100,28 @@ public class IntakeStage {
         // The job is its tenant's: another tenant's job with the same id is another job (a copy without a
         // valid tenant is refused at admission, in a scope of its own).
         JobKey key = JobKey.of(m.attribute(WireAttributes.TENANT).orElse(null), id.jobId());
+        if (!inHand.add(key)) {
+            // Another copy of this job is in this worker's hands (a duplicate in the same receive, or one received while
+            // the first runs). Admitted side by side in the same millisecond, both would build the same started attempt,
+            // and the second's failed create would look like its own write sent again: it waits, and reads the ledger
+            // when it is back.
+            source.changeVisibility(m, visibility.dividedBy(2));
+            metrics.outcome(Outcome.DEFERRED_ACTIVE_ELSEWHERE, null);
+            LOG.debugf("Job %s: another copy of it is in this worker's hands; this one waits %s", id.jobId(), visibility.dividedBy(2));
+            return Optional.empty();
+        }
+        Optional<Ticket> ticket = Optional.empty();
+        try {
+            ticket = decide(m, id, key);
+            return ticket;
+        } finally {
+            if (ticket.isEmpty()) {
+                inHand.remove(key);
+            }
+        }
+    }
+
+    private Optional<Ticket> decide(InboundMessage m, JobIdentity id, JobKey key) {
         Verdict verdict = preflight.check(m);
         int claimed = m.attribute(WireAttributes.GENERATION).map(IntakeStage::parseGeneration).orElse(1);
 
@@ -103,7 +131,12 @@ public class IntakeStage {
         // While old items keyed by job id alone may exist (ledger.legacy-keys), every copy reads.
         boolean firstDelivery = m.receiveCount() <= 1 && claimed == 1 && !legacyKeys;
         for (int tries = 0; tries < MAX_CONFLICTS; tries++) {
-            Optional<LedgerRecord> seen = tries == 0 && firstDelivery ? Optional.empty() : ledger.find(key);
+            Optional<LedgerRecord> seen;
+            try {
+                seen = tries == 0 && firstDelivery ? Optional.empty() : ledger.find(key);
+            } catch (StoreUnavailable down) {
+                return ledgerDown(m, down, null);
+            }
             // A record of this job id kept for another tenant (an item from before keys were scoped by tenant):
             // whose job this copy is cannot be told, so it is neither run nor dropped but quarantined.
             boolean mismatch = seen.filter(r -> !key.owns(r)).isPresent();
@@ -181,22 +214,14 @@ public class IntakeStage {
                                     id.jobId(), written.attempt());
                         }
                         handedOff = true;
-                        return Optional.of(new Ticket(written, (Verdict.Admitted) verdict, slot));
+                        return Optional.of(new Ticket(written, (Verdict.Admitted) verdict, slot, () -> inHand.remove(key)));
                     }
                 }
                 return Optional.empty();
             } catch (LedgerConflict conflict) {
                 LOG.debugf("Job %s: %s; deciding again", id.jobId(), conflict.getMessage());
             } catch (StoreUnavailable down) {
-                // Nothing can be recorded, so nothing may run: the copy goes back uncounted and
-                // consumption pauses until the ledger answers again.
-                ledgerGate.unavailable(down);
-                if (starting != null && down.outcomeUnknown()) {
-                    ledgerGate.unsettled(starting);
-                }
-                source.changeVisibility(m, visibility);
-                metrics.outcome(Outcome.LEDGER_UNAVAILABLE, null);
-                return Optional.empty();
+                return ledgerDown(m, down, starting);
             } finally {
                 if (!handedOff) {
                     slot.close();
@@ -205,6 +230,20 @@ public class IntakeStage {
         }
         metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
         LOG.warnf("Job %s: ledger kept changing under %d attempts to decide; leaving the copy to redeliver", id.jobId(), MAX_CONFLICTS);
+        return Optional.empty();
+    }
+
+    /**
+     * Nothing can be recorded, so nothing may run: the copy goes back uncounted and consumption pauses until the
+     * ledger answers again. {@code starting} is the attempt whose start was being written, if any.
+     */
+    private Optional<Ticket> ledgerDown(InboundMessage m, StoreUnavailable down, LedgerRecord starting) {
+        ledgerGate.unavailable(down);
+        if (starting != null && down.outcomeUnknown()) {
+            ledgerGate.unsettled(starting);
+        }
+        source.changeVisibility(m, visibility);
+        metrics.outcome(Outcome.LEDGER_UNAVAILABLE, null);
         return Optional.empty();
     }
 
