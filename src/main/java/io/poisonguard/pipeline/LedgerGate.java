@@ -101,6 +101,12 @@ public class LedgerGate {
         } catch (StoreUnavailable still) {
             nextProbe = clock.instant().plus(probeInterval);
             return false;
+        } catch (RuntimeException refused) {
+            // An answer that is not "unavailable" (an expired token, a denied action, a missing table) is no answer
+            // either: the gate stays closed and probes again, and the receiver that asked goes on living.
+            nextProbe = clock.instant().plus(probeInterval);
+            LOG.warnf("The ledger probe failed (%s); consumption stays paused, the next probe in %s", refused.getClass().getSimpleName(), probeInterval);
+            return false;
         } finally {
             probing.unlock();
         }

@@ -186,7 +186,15 @@ public class Poller {
 
     private void receiveLoop() {
         while (running) {
-            ConsumptionGate.Admit admit = gate.admit();
+            ConsumptionGate.Admit admit;
+            try {
+                admit = gate.admit();
+            } catch (RuntimeException e) {
+                // The receiver must outlive whatever a gate's check throws: the worker would go on saying it polls.
+                LOG.warnf("The consumption gate failed (%s); asking again in %ss", e.getClass().getSimpleName(), ERROR_PAUSE.toSeconds());
+                pause(ERROR_PAUSE);
+                continue;
+            }
             boolean paused = admit == ConsumptionGate.Admit.PAUSED || (admit == ConsumptionGate.Admit.PROBE && metrics.inFlight().get() > 0);
             metrics.paused(paused);
             // A suspect waits for or runs in the isolation lane: take no work to run beside it.

@@ -1,0 +1,64 @@
+package io.poisonguard.pipeline;
+
+import io.micrometer.core.instrument.simple.SimpleMeterRegistry;
+import io.poisonguard.config.Configs;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.config.Settings;
+import io.poisonguard.disposition.Decisions;
+import io.poisonguard.ledger.JobKey;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
+import io.poisonguard.observability.Metrics;
+import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.services.dynamodb.model.DynamoDbException;
+
+import java.net.SocketTimeoutException;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The ledger gate's probe while the ledger is down. The probe runs on the receiver's thread (the consumption gate
+ * asks it before every receive), so whatever the read throws decides whether that thread lives: an error the store
+ * does not translate into "unavailable" (a 4xx such as an expired token or a denied action, a client error while
+ * credentials load) escaped the probe and ended the receiver for good, with the worker still reporting that it polls.
+ */
+class LedgerGateTest {
+    private final PoisonGuardConfig config = Configs.defaults().build();
+
+    @Test
+    void aProbeFailingWithAnErrorTheStoreDoesNotTranslateKeepsTheGateClosedAndProbesAgainLater() {
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
+        AtomicInteger probes = new AtomicInteger();
+        LedgerStore ledger = new LedgerStore() {
+            @Override
+            public Optional<LedgerRecord> find(JobKey key) {
+                if (probes.getAndIncrement() == 0) {
+                    throw DynamoDbException.builder().message("The security token included in the request is expired").statusCode(400).build();
+                }
+                return Optional.empty();
+            }
+
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                throw new AssertionError("the probe only reads");
+            }
+        };
+        LedgerGate gate = new LedgerGate(ledger, new Decisions(Settings.policy(config)), clock, new Metrics(new SimpleMeterRegistry()), "worker-1", config);
+        gate.unavailable(new StoreUnavailable("the ledger", false, new SocketTimeoutException("read timed out")));
+
+        clock.now = clock.now.plus(gate.probeInterval());
+        assertFalse(gate.open(), "a probe that failed does not open the gate");
+        assertTrue(gate.downSince().isPresent());
+        assertFalse(gate.open(), "the next probe waits for its interval");
+        assertEquals(1, probes.get());
+
+        clock.now = clock.now.plus(gate.probeInterval());
+        assertTrue(gate.open(), "a probe that is answered opens the gate");
+        assertEquals(2, probes.get());
+    }
+}
