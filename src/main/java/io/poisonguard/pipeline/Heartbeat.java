@@ -36,9 +36,22 @@ public class Heartbeat {
     private final Duration interval;
     private final Duration visibility;
     private final String worker;
+    private final java.util.concurrent.Executor renewals;
     private ScheduledExecutorService timer;
 
+    @jakarta.inject.Inject
     public Heartbeat(SourceQueue source, LedgerStore ledger, Clock clock, PoisonGuardConfig config, @Named("worker-id") String worker) {
+        this(source, ledger, clock, config, worker, renewalThreads());
+    }
+
+    private static java.util.concurrent.Executor renewalThreads() {
+        java.util.concurrent.ThreadFactory threads = Thread.ofVirtual().name("poison-guard-renewal-", 0).factory();
+        return renewal -> threads.newThread(renewal).start();
+    }
+
+    /** {@code renewals} runs each job's renewal: on a thread of its own in the service, so one that hangs holds up no other. */
+    Heartbeat(SourceQueue source, LedgerStore ledger, Clock clock, PoisonGuardConfig config, String worker, java.util.concurrent.Executor renewals) {
+        this.renewals = renewals;
         this.source = source;
         this.ledger = ledger;
         this.clock = clock;
@@ -73,54 +86,77 @@ public class Heartbeat {
         running.remove(r);
     }
 
-    private java.util.Optional<LedgerRecord> findQuietly(LedgerRecord r) {
-        try {
-            return ledger.findOwn(io.poisonguard.ledger.JobKey.of(r));
-        } catch (RuntimeException e) {
-            return java.util.Optional.empty();
-        }
-    }
-
     public int inFlight() {
         return running.size();
     }
 
+    /** Starts the renewal of every running job that is due; a job whose last renewal has not returned is skipped. */
     void beat() {
         Instant now = clock.instant();
         for (Running r : running) {
-            if (Duration.between(r.extendedAt(), now).compareTo(interval) < 0 || !r.lock.tryLock()) {
-                continue;
-            }
-            try {
-                if (r.finished() || !now.isBefore(r.deadline())) {
-                    // Past its deadline the attempt is being ended: a lease for it would be a lease nobody runs.
-                    continue;
-                }
-                try {
-                    source.changeVisibility(r.message, visibility);
-                } catch (RuntimeException e) {
-                    // The receipt may be stale (the copy was received again elsewhere) or SQS may be
-                    // unreachable: the ledger lease still says this attempt runs, so a second copy waits
-                    // instead of running beside it.
-                    LOG.warnf("Job %s: visibility extension failed (%s); renewing the ledger lease anyway", r.record().jobId(),
-                            e.getClass().getSimpleName());
-                }
-                r.record(ledger.write(r.record().withLease(worker, now.plus(visibility))));
-                r.extendedAt(now);
-            } catch (LedgerConflict lost) {
-                // An earlier renewal may have landed without an answer: then the record is still ours.
-                java.util.Optional<LedgerRecord> stored = findQuietly(r.record());
-                if (stored.isPresent() && Ownership.stillRunning(stored.get(), r.record(), worker)) {
-                    r.record(stored.get());
-                } else {
-                    running.remove(r);
-                    LOG.warnf("Job %s: lease was taken over while attempt %d still runs", r.record().jobId(), r.record().attempt());
-                }
-            } catch (RuntimeException e) {
-                LOG.warnf("Job %s: lease renewal failed (%s); will retry", r.record().jobId(), e.getClass().getSimpleName());
-            } finally {
-                r.lock.unlock();
+            if (Duration.between(r.extendedAt(), now).compareTo(interval) >= 0 && !r.finished()) {
+                renewals.execute(() -> renew(r));
             }
         }
+    }
+
+    /**
+     * Renews one job: its ledger lease first, counted from the write, then its copy's visibility. The lease is what
+     * keeps another worker from running the job beside this one, so it waits for no SQS call (a visibility change
+     * that hangs or fails leaves a redelivered copy waiting on the lease instead of running).
+     */
+    private void renew(Running r) {
+        if (!r.lock.tryLock()) {
+            return;
+        }
+        try {
+            Instant now = clock.instant();
+            if (r.finished() || !now.isBefore(r.deadline()) || Duration.between(r.extendedAt(), now).compareTo(interval) < 0) {
+                // Past its deadline the attempt is being ended: a lease for it would be a lease nobody runs.
+                return;
+            }
+            try {
+                r.record(ledger.write(r.record().withLease(worker, now.plus(visibility))));
+            } catch (LedgerConflict conflict) {
+                afterConflict(r);
+                return;
+            } catch (RuntimeException e) {
+                LOG.warnf("Job %s: lease renewal failed (%s); will retry", r.record().jobId(), e.getClass().getSimpleName());
+                return;
+            }
+            r.extendedAt(now);
+            try {
+                source.changeVisibility(r.message, visibility);
+            } catch (RuntimeException e) {
+                // The receipt may be stale (the copy was received again elsewhere) or SQS may be unreachable: the
+                // ledger lease still says this attempt runs, so a second copy waits instead of running beside it.
+                LOG.warnf("Job %s: visibility extension failed (%s); the ledger lease was renewed", r.record().jobId(),
+                        e.getClass().getSimpleName());
+            }
+        } finally {
+            r.lock.unlock();
+        }
+    }
+
+    /**
+     * After a renewal's conflict: an earlier renewal may have landed without an answer, and then the record is still
+     * ours (taken up, and renewed on the next beat). Only a record that says otherwise ends the renewals; a read that
+     * fails says nothing, and the next beat tries again.
+     */
+    private void afterConflict(Running r) {
+        java.util.Optional<LedgerRecord> stored;
+        try {
+            stored = ledger.findOwn(io.poisonguard.ledger.JobKey.of(r.record()));
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s: lease renewal conflicted and the ledger could not be read (%s); will retry", r.record().jobId(),
+                    e.getClass().getSimpleName());
+            return;
+        }
+        if (stored.isPresent() && Ownership.stillRunning(stored.get(), r.record(), worker)) {
+            r.record(stored.get());
+            return;
+        }
+        running.remove(r);
+        LOG.warnf("Job %s: lease was taken over while attempt %d still runs", r.record().jobId(), r.record().attempt());
     }
 }

@@ -46,7 +46,7 @@ class HeartbeatRenewalTest {
     }
 
     /** Versioned writes, as the DynamoDB store does them. */
-    static final class Ledger implements LedgerStore {
+    static class Ledger implements LedgerStore {
         final Map<String, LedgerRecord> items = new HashMap<>();
         final AtomicInteger writes = new AtomicInteger();
 
@@ -96,7 +96,7 @@ class HeartbeatRenewalTest {
     final Ledger ledger = new Ledger();
     final RefusingQueue queue = new RefusingQueue();
     final Heartbeat heartbeat = new Heartbeat(queue, ledger, clock, Configs.defaults()
-            .set("poison-guard.consumer.visibility-timeout", "60s").set("poison-guard.consumer.heartbeat-interval", "20s").build(), "w1");
+            .set("poison-guard.consumer.visibility-timeout", "60s").set("poison-guard.consumer.heartbeat-interval", "20s").build(), "w1", Runnable::run);
     final InboundMessage message = new InboundMessage("m1", "r1", "{}", Map.of(), T0, 1, T0);
 
     private LedgerRecord started() {
@@ -123,5 +123,117 @@ class HeartbeatRenewalTest {
         assertEquals(0, queue.refused.get(), "no visibility change past the deadline");
         assertEquals(1, ledger.writes.get(), "only the start was written");
         assertEquals(T0.plusSeconds(60), ledger.find(io.poisonguard.ledger.JobKey.of("tenant-a", "job-1")).orElseThrow().leaseUntil());
+    }
+
+    /** SQS whose visibility changes hang for {@code hang} of the test's clock, then fail (a wedged connection). */
+    static final class HangingQueue implements SourceQueue {
+        private final Hands clock;
+        private final Duration hang;
+
+        HangingQueue(Hands clock, Duration hang) {
+            this.clock = clock;
+            this.hang = hang;
+        }
+
+        @Override
+        public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
+            return List.of();
+        }
+
+        @Override
+        public void delete(InboundMessage message) {
+        }
+
+        @Override
+        public void changeVisibility(InboundMessage message, Duration delay) {
+            clock.now = clock.now.plus(hang);
+            throw new IllegalStateException("the SDK gave up on ChangeMessageVisibility");
+        }
+
+        @Override
+        public void flush() {
+        }
+    }
+
+    private static LedgerRecord started(LedgerStore ledger, String jobId) {
+        return ledger.write(LedgerRecord.fresh(jobId, "t", "permit-report", 1, T0).withAttempt(1).moveTo(JobState.ACTIVE, T0)
+                .withEntry(AttemptEntry.started(1, 1, T0, "w1"), 10).withLease("w1", T0.plusSeconds(60)));
+    }
+
+    /**
+     * One beat renews every running job in turn. A visibility change that hangs (30 s here, as an SQS call with its
+     * attempt timeout and a retry can) used to hold every lease behind it, and each lease was counted from the beat's
+     * start, not from its write: the second job's lease was written at T0+81 s saying "until T0+81 s", 21 s after the
+     * lease it renewed had run out, so another worker could take a running job for a crash. Each lease is now written
+     * first and counted from its own write.
+     */
+    @Test
+    void aHangingVisibilityChangeLetsNoLeaseRunOut() {
+        List<Instant[]> leaseWrites = new java.util.ArrayList<>();
+        Ledger timed = new Ledger() {
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                LedgerRecord written = super.write(next);
+                leaseWrites.add(new Instant[] {clock.now, written.leaseUntil()});
+                return written;
+            }
+        };
+        Heartbeat beating = new Heartbeat(new HangingQueue(clock, Duration.ofSeconds(30)), timed, clock, Configs.defaults()
+                .set("poison-guard.consumer.visibility-timeout", "60s").set("poison-guard.consumer.heartbeat-interval", "20s").build(), "w1",
+                Runnable::run);
+        beating.register(new InboundMessage("m1", "r1", "{}", Map.of(), T0, 1, T0), started(timed, "job-1"), T0.plus(Duration.ofMinutes(5)));
+        beating.register(new InboundMessage("m2", "r2", "{}", Map.of(), T0, 1, T0), started(timed, "job-2"), T0.plus(Duration.ofMinutes(5)));
+        leaseWrites.clear();
+        clock.now = T0.plusSeconds(21);
+
+        beating.beat();
+
+        assertEquals(2, leaseWrites.size(), "both leases were renewed");
+        for (Instant[] w : leaseWrites) {
+            org.junit.jupiter.api.Assertions.assertTrue(w[0].isBefore(T0.plusSeconds(60)),
+                    "a lease renewed at " + w[0] + ", after the one it renewed ran out at T0+60s");
+            assertEquals(w[0].plusSeconds(60), w[1], "a lease is counted from its own write");
+        }
+    }
+
+    /**
+     * A renewal that conflicts is checked by reading the record (an earlier renewal may have landed without an
+     * answer). When that read fails too, nothing says the lease was lost: the job stays in the heartbeat and is
+     * renewed on a later beat. Before, a failed read counted as "taken over", and the job ran on unrenewed until
+     * SQS gave its copy to another worker.
+     */
+    @Test
+    void aConflictWhoseCheckingReadFailsKeepsTheJobBeating() {
+        AtomicInteger conflicts = new AtomicInteger();
+        AtomicInteger failedReads = new AtomicInteger();
+        Ledger flapping = new Ledger() {
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                if (next.version() > 0 && conflicts.getAndIncrement() == 0) {
+                    throw new LedgerConflict(next.jobId(), next.version());
+                }
+                return super.write(next);
+            }
+
+            @Override
+            public Optional<LedgerRecord> find(io.poisonguard.ledger.JobKey key) {
+                if (failedReads.getAndIncrement() == 0) {
+                    throw new io.poisonguard.ledger.StoreUnavailable("the ledger", false, new java.net.SocketTimeoutException("read timed out"));
+                }
+                return super.find(key);
+            }
+        };
+        Heartbeat beating = new Heartbeat(queue, flapping, clock, Configs.defaults()
+                .set("poison-guard.consumer.visibility-timeout", "60s").set("poison-guard.consumer.heartbeat-interval", "20s").build(), "w1",
+                Runnable::run);
+        beating.register(message, started(flapping, "job-1"), T0.plus(Duration.ofMinutes(5)));
+        clock.now = T0.plusSeconds(21);
+        beating.beat();
+        assertEquals(1, beating.inFlight(), "a renewal whose outcome could not be checked is not a lost lease");
+
+        clock.now = T0.plusSeconds(42);
+        beating.beat();
+        assertEquals(T0.plusSeconds(102), flapping.find(io.poisonguard.ledger.JobKey.of("t", "job-1")).orElseThrow().leaseUntil(),
+                "the next beat renews the lease");
     }
 }
