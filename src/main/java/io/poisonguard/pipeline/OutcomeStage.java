@@ -152,20 +152,41 @@ public class OutcomeStage {
             } catch (LedgerConflict conflict) {
                 // A renewal of our own lease may have landed without an answer (the heartbeat's write
                 // during an outage): if the stored record is still this attempt's, write on top of it.
-                LedgerRecord stored = ledger.findOwn(JobKey.of(next)).orElseThrow(() -> conflict);
+                Optional<LedgerRecord> found;
+                try {
+                    found = ledger.findOwn(JobKey.of(next));
+                } catch (StoreUnavailable down) {
+                    // The read that would tell fails too: wait for the ledger, then write and read again.
+                    if (!waitedForLedger(down, giveUp, m)) {
+                        return Optional.empty();
+                    }
+                    continue;
+                }
+                LedgerRecord stored = found.orElseThrow(() -> conflict);
                 if (!Ownership.stillRunning(stored, intended, worker) || stored.version() == next.version()) {
                     throw conflict;
                 }
                 next = intended.withVersion(stored.version());
             } catch (StoreUnavailable down) {
-                ledgerGate.unavailable(down);
-                if (!clock.instant().isBefore(giveUp)) {
+                if (!waitedForLedger(down, giveUp, m)) {
                     return Optional.empty();
                 }
-                keepHidden(m);
-                ledgerGate.awaitOpen(ledgerGate.probeInterval().multipliedBy(2));
             }
         }
+    }
+
+    /**
+     * The ledger did not answer: closes the gate and, unless patience ran out by {@code giveUp} (false then), keeps
+     * the copy hidden and waits for the gate's probes to find the ledger answering again.
+     */
+    private boolean waitedForLedger(StoreUnavailable down, Instant giveUp, InboundMessage m) {
+        ledgerGate.unavailable(down);
+        if (!clock.instant().isBefore(giveUp)) {
+            return false;
+        }
+        keepHidden(m);
+        ledgerGate.awaitOpen(ledgerGate.probeInterval().multipliedBy(2));
+        return true;
     }
 
     private void keepHidden(InboundMessage m) {

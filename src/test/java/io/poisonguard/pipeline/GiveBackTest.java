@@ -83,4 +83,60 @@ class GiveBackTest {
         assertNull(stored.leaseOwner(), "the lease is released");
         assertEquals(List.of(Duration.ZERO), queue.changes, "the copy is visible again at once");
     }
+
+    /**
+     * Ending an attempt meets a conflict (a lease renewal of its own may have landed unanswered), and the read that
+     * would tell fails too while the ledger flaps. That read's failure used to escape the stage: the outcome was never
+     * written, the gate stayed open, and the job sat ACTIVE until its lease ran out, then ran again as a crash. It is
+     * now waited out like any write's: the gate closes, the copy stays hidden, and the ending is written once the
+     * ledger answers.
+     */
+    @Test
+    void anEndingWhoseConflictCannotBeCheckedWaitsForTheLedgerAndIsWritten() {
+        PoisonGuardConfig config = Configs.defaults().build();
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands() {
+            @Override
+            public java.time.Instant instant() {
+                // Every look at the clock is a second later, so the gate's probes fall due without sleeping on them.
+                now = now.plusSeconds(1);
+                return now;
+            }
+        };
+        java.util.concurrent.atomic.AtomicInteger conflicts = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger failedReads = new java.util.concurrent.atomic.AtomicInteger();
+        HeartbeatRenewalTest.Ledger ledger = new HeartbeatRenewalTest.Ledger() {
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                if (next.version() > 0 && conflicts.getAndIncrement() == 0) {
+                    throw new io.poisonguard.ledger.LedgerConflict(next.jobId(), next.version());
+                }
+                return super.write(next);
+            }
+
+            @Override
+            public Optional<LedgerRecord> find(io.poisonguard.ledger.JobKey key) {
+                if (failedReads.getAndIncrement() == 0) {
+                    throw new io.poisonguard.ledger.StoreUnavailable("the ledger", false, new java.net.SocketTimeoutException("read timed out"));
+                }
+                return super.find(key);
+            }
+        };
+        Visibility queue = new Visibility();
+        Decisions decisions = new Decisions(Settings.policy(config));
+        SplittableRandom random = new SplittableRandom(1);
+        Metrics metrics = new Metrics(new SimpleMeterRegistry());
+        LedgerGate gate = new LedgerGate(ledger, decisions, clock, metrics, "worker-1", config);
+        OutcomeStage outcomes = new OutcomeStage(ledger, queue, null, decisions, clock, random, metrics,
+                null, null, null, null, gate, null, config, "worker-1");
+        Intake intake = decisions.intake(LedgerRecord.fresh("job-1", "tenant-a", "permit-report", 1, clock.now), Optional.empty(), 1,
+                clock.now, "worker-1", new Decisions.Lane(false, 3), random);
+        LedgerRecord started = ledger.write(((Intake.Run) intake).next());
+        InboundMessage m = new InboundMessage("m1", "rh1", "{}", Map.of(), clock.now, 1, clock.now);
+
+        outcomes.giveBack(started, m, "the worker is stopping");
+
+        LedgerRecord stored = ledger.items.get("job-1");
+        assertEquals(AttemptOutcome.ABANDONED, stored.currentEntry().outcome(), "the attempt's end was written");
+        assertTrue(queue.changes.contains(config.consumer().visibilityTimeout()), "the copy was kept hidden meanwhile: " + queue.changes);
+    }
 }

@@ -26,7 +26,7 @@ class HeartbeatRenewalTest {
     static final Instant T0 = Instant.parse("2026-12-01T10:00:00Z");
 
     /** A clock the test moves. */
-    static final class Hands extends Clock {
+    static class Hands extends Clock {
         Instant now = T0;
 
         @Override
