@@ -200,7 +200,9 @@ class CrashSurvivalIT {
         assertEquals(3, crash.failuresOf(FailureClass.CRASH));
         List<AttemptEntry> crashed = crash.history().stream().filter(e -> e.outcome() == AttemptOutcome.CRASHED).toList();
         assertEquals(3, crashed.size(), "each killed attempt is recorded as CRASHED: " + crash.history());
-        QuarantineRecord q = quarantine.find(new JobKey("tenant-x", "crash-me")).orElseThrow();
+        // The ledger says QUARANTINED before the quarantine's steps (DLQ copy, then record) are done.
+        QuarantineRecord q = await().atMost(Duration.ofSeconds(60))
+                .until(() -> quarantine.find(new JobKey("tenant-x", "crash-me")), java.util.Optional::isPresent).orElseThrow();
         assertEquals(FailureClass.CRASH, q.failureClass());
 
         List<Message> dead = queues.drain(names.deadLetterQueue());
