@@ -244,7 +244,18 @@ public final class DynamoLedgerStore implements LedgerStore {
         } catch (ConditionalCheckFailedException e) {
             ownWriteOrConflict(e, next, storageKey, attrs);
         }
-        remember(storageKey, written, attrs);
+        if (base != null) {
+            // The item now holds what this write set and whatever the image held that this release does not write (an
+            // attribute a newer release added): the image keeps those too, so the next write updates again instead of
+            // putting the whole item over them. Without an image nothing is known of them, and nothing is remembered.
+            Map<String, AttributeValue> image = new HashMap<>(attrs);
+            base.forEach((name, value) -> {
+                if (!name.equals(KEY) && !ALL.contains(name) && !name.equals(CompactLedgerItem.RECORD)) {
+                    image.put(name, value);
+                }
+            });
+            remember(storageKey, written, image);
+        }
         return written;
     }
 

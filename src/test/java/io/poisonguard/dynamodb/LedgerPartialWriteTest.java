@@ -250,4 +250,33 @@ class LedgerPartialWriteTest {
         assertEquals("keep me", after.get("addedLater").s(), "an item holding an attribute unknown here is updated, not replaced");
         assertEquals("SUCCEEDED", after.get("state").s());
     }
+
+    /**
+     * The same, over two writes: a retry's start (updated, since the image read holds the unknown attribute) and then
+     * its end. The image remembered after the update held only this release's attributes, so the end went as a whole
+     * put and replaced the item, dropping the newer release's attribute on the job's second write.
+     */
+    @Test
+    void anAttributeThisReleaseDoesNotWriteSurvivesTwoWrites() {
+        Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
+        LedgerRecord stored = started("job-newer2", now).withFailureCounted(FailureClass.TRANSIENT).moveTo(JobState.RETRY_WAIT, now)
+                .withLease(null, null).withVersion(1);
+        java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item = new java.util.HashMap<>(DynamoLedgerStore.encode(stored));
+        item.put(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-newer2"));
+        item.put("addedLater", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("keep me"));
+        dynamo.putItem(b -> b.tableName(names.ledgerTable()).item(item));
+
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
+        LedgerRecord read = ledger.find(new JobKey("acme", "job-newer2")).orElseThrow();
+        Instant retry = now.plusSeconds(1);
+        LedgerRecord running = ledger.write(read.withAttempt(2).moveTo(JobState.ACTIVE, retry)
+                .withEntry(AttemptEntry.started(2, 1, retry, "w1"), 10).withLease("w1", retry.plusSeconds(60)));
+        Instant end = retry.plusSeconds(1);
+        ledger.write(running.moveTo(JobState.SUCCEEDED, end).withLease(null, null)
+                .withCurrentEntry(running.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, end)));
+        var after = dynamo.getItem(b -> b.tableName(names.ledgerTable()).consistentRead(true)
+                .key(java.util.Map.of(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-newer2")))).item();
+        assertEquals("SUCCEEDED", after.get("state").s());
+        assertTrue(after.containsKey("addedLater"), "the newer release's attribute was dropped by the second write: " + after.keySet());
+    }
 }
