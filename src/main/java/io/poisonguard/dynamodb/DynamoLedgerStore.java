@@ -196,7 +196,7 @@ public final class DynamoLedgerStore implements LedgerStore {
         whole.put(KEY, Attrs.s(storageKey));
         if (next.version() == 0) {
             // A new job's item: put on the condition that none is stored (or the stored one has expired).
-            return put(next, storageKey, whole, "attribute_not_exists(#key) OR #expiresAt < :now",
+            return put(next, storageKey, whole, "attribute_not_exists(#key) OR #expiresAt <= :now",
                     Map.of("#key", KEY, "#expiresAt", TTL), Map.of(":now", Attrs.epochSeconds(clock.instant())));
         }
         Map<String, AttributeValue> base = knownImage(storageKey, next.version());

@@ -95,7 +95,7 @@ class CompactLedgerItemTest {
         LedgerRecord running = ledger.write(started("job-c1", now, "w1"));
         assertEquals(Set.of("jobId", "version", "history", "record"), stored("job-c1").keySet(), "the create");
         PutItemRequest create = puts.get(puts.size() - 1);
-        assertEquals("attribute_not_exists(#key) OR #expiresAt < :now", create.conditionExpression(), "a first delivery's create is conditional");
+        assertEquals("attribute_not_exists(#key) OR #expiresAt <= :now", create.conditionExpression(), "a first delivery's create is conditional");
 
         int updatesBefore = updates.size();
         LedgerRecord done = ledger.write(succeeded(running, now.plusMillis(300)));

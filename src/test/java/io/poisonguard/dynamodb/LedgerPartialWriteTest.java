@@ -279,4 +279,24 @@ class LedgerPartialWriteTest {
         assertEquals("SUCCEEDED", after.get("state").s());
         assertTrue(after.containsKey("addedLater"), "the newer release's attribute was dropped by the second write: " + after.keySet());
     }
+
+    /**
+     * A read takes an item for gone from the first millisecond of its expiry second; the create's condition allowed
+     * replacing it only from the next second. A copy arriving within that second found nothing, failed its create on
+     * every round and was left to redeliver (a visibility timeout lost). Both now agree.
+     */
+    @Test
+    void anItemAReadTakesForExpiredCanBeCreatedAgainInTheSameSecond() {
+        Instant expiry = Instant.ofEpochSecond(System.currentTimeMillis() / 1000 - 60);
+        LedgerRecord old = started("job-expired", expiry.minusSeconds(600)).withVersion(3).withExpiry(expiry);
+        java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item = new java.util.HashMap<>(DynamoLedgerStore.encode(old));
+        item.put(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-expired"));
+        dynamo.putItem(b -> b.tableName(names.ledgerTable()).item(item));
+
+        Instant within = expiry.plusMillis(500);
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.fixed(within, java.time.ZoneOffset.UTC));
+        assertTrue(ledger.find(new JobKey("acme", "job-expired")).isEmpty(), "the read takes the item for gone");
+        LedgerRecord created = ledger.write(started("job-expired", within));
+        assertEquals(1, created.version(), "a new job's first write");
+    }
 }
