@@ -20,7 +20,7 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 public class IsolationLane {
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
     private final AtomicInteger suspects = new AtomicInteger();
-    /** With room for one job at a time, every job runs alone, suspect or not. */
+    /** With room for one job at a time, a job that comes into an empty lane runs alone, suspect or not. */
     private final boolean soloWorker;
 
     public IsolationLane(io.poisonguard.config.PoisonGuardConfig config) {
@@ -98,7 +98,10 @@ public class IsolationLane {
                     return Optional.empty();
                 }
             }
-            return Optional.of(new Slot(soloWorker, lock.readLock(), Math.max(0, lock.getReadLockCount() - 1), waited));
+            int others = Math.max(0, lock.getReadLockCount() - 1);
+            // Room for one job still holds the reserve's prefetched copies, each with its attempt written: a copy is
+            // alone only when nothing else is in the lane as it comes in.
+            return Optional.of(new Slot(soloWorker && others == 0, lock.readLock(), others, waited));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();

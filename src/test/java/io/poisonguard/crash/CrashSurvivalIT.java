@@ -182,6 +182,11 @@ class CrashSurvivalIT {
     private List<String> sendJobs() {
         List<String> healthy = new ArrayList<>();
         queues.send(Queues.permitV3("P-CRASH"), Queues.permitAttributes("crash-me", "tenant-x", 3));
+        // The healthy jobs go once the crash job's first attempt has started: it came into an empty lane, so it ran
+        // alone and its death is its own (CRASH). Had a healthy copy been in the lane already (prefetched, or writing
+        // its outcome), the first death would be ambiguous for both, and the crash job's CRASH count would start at
+        // its second death, when it runs alone as a suspect.
+        await().atMost(Duration.ofSeconds(60)).until(() -> state("crash-me") != null);
         for (int i = 0; i < HEALTHY; i++) {
             String id = "healthy-" + i;
             healthy.add(id);

@@ -188,4 +188,23 @@ class IsolationLaneTest {
         assertTrue(slot.alone(), "a crash here can only be this job's");
         assertEquals(0, slot.othersInFlight());
     }
+
+    /**
+     * Room for one job still holds more than one copy: the reserve's prefetched copies have their attempts written at
+     * intake and wait in the lane for their turn. A copy taken in beside another is not alone, so a crash while the
+     * first one's handler runs is not pinned on it as its own (CRASH) but counted ambiguous.
+     */
+    @Test
+    void inAWorkerWithRoomForOneJobACopyTakenInBesideAnotherIsNotAlone() {
+        IsolationLane lane = lane(1);
+        Job first = new Job(lane, false, LONG_WAIT);
+        Job prefetched = new Job(lane, false, LONG_WAIT);
+
+        IsolationLane.Slot running = first.slot().orElseThrow();
+        IsolationLane.Slot waiting = prefetched.slot().orElseThrow();
+
+        assertTrue(running.alone(), "nothing else was in the lane when it came in");
+        assertFalse(waiting.alone(), "another job was in the lane when it came in");
+        assertEquals(1, waiting.othersInFlight());
+    }
 }
