@@ -177,6 +177,11 @@ public class IntakeStage {
                                 stale.messageGeneration(), stale.current().generation());
                     }
                     case Intake.AlreadySucceeded done -> {
+                        if (!outcomes.replaySucceededLate(done.current())) {
+                            // A replay's success its quarantine record has not heard of yet: the copy waits to tell it.
+                            metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
+                            return Optional.empty();
+                        }
                         source.delete(m);
                         metrics.outcome(Outcome.DUPLICATE_DROPPED, null);
                         LOG.debugf("Job %s already succeeded; dropped a duplicate copy", id.jobId());

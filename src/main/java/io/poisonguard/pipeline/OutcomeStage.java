@@ -260,16 +260,54 @@ public class OutcomeStage {
         return written.currentEntry() != null && written.currentEntry().outcome() == AttemptOutcome.HELD ? " (held, not counted)" : "";
     }
 
+    /**
+     * Tells a replayed job's quarantine record that the replay succeeded, and alerts. False when the record could not
+     * be written: the caller keeps the copy, which comes back as a copy of a SUCCEEDED job and tells it then
+     * ({@link #replaySucceededLate}).
+     */
+    private boolean toldReplaySucceeded(LedgerRecord written) {
+        try {
+            quarantine.recordReplayOutcome(JobKey.of(written), written.generation(), QuarantineStatus.REPLAYED, "SUCCEEDED");
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s: generation %d succeeded but its quarantine record could not be told (%s); the copy is kept and tells it when it is back",
+                    written.jobId(), written.generation(), e.getClass().getSimpleName());
+            return false;
+        }
+        alerts.replayOutcome(written);
+        return true;
+    }
+
+    /**
+     * A copy of a replayed job that has SUCCEEDED: if its quarantine record still says REPLAYING for this generation with
+     * no outcome (the success could not be told when it happened), tells it now. False while the record cannot be read
+     * or written: the caller keeps the copy, to try again when it is back.
+     */
+    boolean replaySucceededLate(LedgerRecord done) {
+        if (done.generation() <= 1) {
+            return true;
+        }
+        Optional<io.poisonguard.quarantine.QuarantineRecord> record;
+        try {
+            record = quarantine.find(JobKey.of(done));
+        } catch (RuntimeException e) {
+            return false;
+        }
+        boolean untold = record.filter(r -> r.status() == QuarantineStatus.REPLAYING && r.replays().stream()
+                .anyMatch(e -> e.generation() == done.generation() && e.outcome() == null)).isPresent();
+        return !untold || toldReplaySucceeded(done);
+    }
+
     /** Acts on the message once {@code written} is durable. */
     void apply(LedgerRecord written, Disposition d, InboundMessage m, Verdict verdict) {
         switch (d) {
             case Disposition.Complete c -> {
-                source.delete(m);
                 metrics.outcome(Outcome.SUCCEEDED, null);
-                if (written.generation() > 1) {
-                    quarantine.recordReplayOutcome(JobKey.of(written), written.generation(), QuarantineStatus.REPLAYED, "SUCCEEDED");
-                    alerts.replayOutcome(written);
+                // A replay's success goes on its quarantine record before its copy goes: deleted first, a copy whose
+                // record could not be told would leave that record REPLAYING for good.
+                if (written.generation() > 1 && !toldReplaySucceeded(written)) {
+                    return;
                 }
+                source.delete(m);
             }
             case Disposition.RetryAfter r -> {
                 Duration visible = Decisions.visibilityFor(r.delay(), Duration.between(m.receivedAt(), clock.instant()));
