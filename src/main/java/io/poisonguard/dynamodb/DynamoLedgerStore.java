@@ -105,39 +105,64 @@ public final class DynamoLedgerStore implements LedgerStore {
     /**
      * An item written before keys were scoped by tenant is keyed by the bare job id. One of this tenant's is
      * moved to its scoped key (a conditional put, then the old item goes) and answered; one of another
-     * tenant's is answered as it is, so the intake can refuse the copy as a tenant mismatch.
+     * tenant's is answered as it is, so the intake can refuse the copy as a tenant mismatch. One under a live
+     * lease is answered unmoved: an older release's worker runs it and writes its bare item, so a copy here waits on
+     * that lease. One the older release writes while it is being moved is moved again from what it wrote.
      */
     private Optional<LedgerRecord> legacy(JobKey key) {
         if (!legacyKeys) {
             return Optional.empty();
         }
-        Map<String, AttributeValue> old = read(key.jobId());
-        if (absent(old)) {
-            return Optional.empty();
-        }
-        LedgerRecord r = decode(old);
-        if (r.tenant() == null && key.tenant() != null) {
-            return Optional.empty();
-        }
-        if (!key.owns(r)) {
+        for (int round = 0; round < LEGACY_MOVE_ROUNDS; round++) {
+            Map<String, AttributeValue> old = read(key.jobId());
+            if (absent(old)) {
+                return Optional.empty();
+            }
+            LedgerRecord r = decode(old);
+            if (r.tenant() == null && key.tenant() != null) {
+                return Optional.empty();
+            }
+            if (!key.owns(r) || (r.state() == io.poisonguard.ledger.JobState.ACTIVE && r.leaseHeldAt(clock.instant()))) {
+                return Optional.of(r);
+            }
+            Map<String, AttributeValue> moved = new HashMap<>(old);
+            moved.put(KEY, Attrs.s(key.storage()));
+            try {
+                Unavailability.write("the ledger", () -> dynamo.putItem(b -> b.tableName(table).item(moved)
+                        .conditionExpression("attribute_not_exists(#key)").expressionAttributeNames(Map.of("#key", KEY))));
+            } catch (ConditionalCheckFailedException raced) {
+                // Another worker moved it: read what the scoped key holds now.
+                Map<String, AttributeValue> now = read(key.storage());
+                return absent(now) ? Optional.empty() : Optional.of(decode(now));
+            }
+            try {
+                Unavailability.write("the ledger", () -> dynamo.deleteItem(b -> b.tableName(table).key(Map.of(KEY, Attrs.s(key.jobId())))
+                        .conditionExpression("#version = :v").expressionAttributeNames(Map.of("#version", "version"))
+                        .expressionAttributeValues(Map.of(":v", Attrs.n(r.version())))));
+            } catch (ConditionalCheckFailedException changed) {
+                // The old item was written after the copy was made: the copy is stale. Take it back, unless someone has
+                // written on it already (then it is theirs and current), and move again from what the old item holds.
+                try {
+                    Unavailability.write("the ledger", () -> dynamo.deleteItem(b -> b.tableName(table).key(Map.of(KEY, Attrs.s(key.storage())))
+                            .conditionExpression("#version = :v").expressionAttributeNames(Map.of("#version", "version"))
+                            .expressionAttributeValues(Map.of(":v", Attrs.n(r.version())))));
+                } catch (ConditionalCheckFailedException written) {
+                    Map<String, AttributeValue> now = read(key.storage());
+                    return absent(now) ? Optional.empty() : Optional.of(decode(now));
+                }
+                continue;
+            }
+            remember(key.storage(), r, moved);
             return Optional.of(r);
         }
-        Map<String, AttributeValue> moved = new HashMap<>(old);
-        moved.put(KEY, Attrs.s(key.storage()));
-        try {
-            Unavailability.write("the ledger", () -> dynamo.putItem(b -> b.tableName(table).item(moved)
-                    .conditionExpression("attribute_not_exists(#key)").expressionAttributeNames(Map.of("#key", KEY))));
-            Unavailability.write("the ledger", () -> dynamo.deleteItem(b -> b.tableName(table).key(Map.of(KEY, Attrs.s(key.jobId())))
-                    .conditionExpression("#version = :v").expressionAttributeNames(Map.of("#version", "version"))
-                    .expressionAttributeValues(Map.of(":v", Attrs.n(r.version())))));
-        } catch (ConditionalCheckFailedException raced) {
-            // Another worker moved it (or changed the old item meanwhile): read what the scoped key holds now.
-            Map<String, AttributeValue> now = read(key.storage());
-            return absent(now) ? Optional.empty() : Optional.of(decode(now));
-        }
-        remember(key.storage(), r, moved);
-        return Optional.of(r);
+        // Still being written under the move: answer the old item as it is now, unmoved (a write on it conflicts and is
+        // decided again).
+        Map<String, AttributeValue> old = read(key.jobId());
+        return absent(old) ? Optional.empty() : Optional.of(decode(old));
     }
+
+    /** How often a read moves an old item that keeps changing under the move before it answers it unmoved. */
+    private static final int LEGACY_MOVE_ROUNDS = 3;
 
     private static String imageKey(String storageKey, long version) {
         return version + "@" + storageKey;
