@@ -430,14 +430,8 @@ public class OpsResource {
         return b;
     }
 
-    /**
-     * Who is acting, as audit entries and logs show it: the token's principal with control characters
-     * replaced (a newline in {@code sub} must not forge a log line) and cut to 128 characters.
-     */
     private String actor() {
-        String name = identity.getPrincipal().getName();
-        String printable = name == null ? "unknown" : name.replaceAll("\\p{Cntrl}", "?");
-        return printable.length() > 128 ? printable.substring(0, 128) + "…" : printable;
+        return Actor.of(identity);
     }
 
     /** A job id in a path: what admission accepts as one, or 400. */

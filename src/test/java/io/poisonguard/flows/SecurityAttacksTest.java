@@ -2,6 +2,9 @@ package io.poisonguard.flows;
 
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.pipeline.SystemicGuard;
+import io.poisonguard.systemic.Signature;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
@@ -21,6 +24,11 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasKey;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -40,6 +48,8 @@ class SecurityAttacksTest extends FlowTest {
 
     @Inject
     AuditLog audit;
+    @Inject
+    SystemicGuard guard;
 
     final String operator = Tokens.of("olga", "operator");
     final String admin = Tokens.of("ada", "admin");
@@ -213,5 +223,31 @@ class SecurityAttacksTest extends FlowTest {
                 .put("/ops/tenants/tenant-eve").then().statusCode(200).body("updatedBy", equalTo("eve?2026-12-01 INFO [io.poisonguard] forged"));
         AuditEntry entry = audit.recent(50).stream().filter(e -> e.jobId().equals("tenant:tenant-eve")).findFirst().orElseThrow();
         assertFalse(entry.actor().contains("\n"), entry.actor());
+    }
+
+    @Test
+    void aNewlineInTheTokenSubjectDoesNotForgeAConsumptionAuditLine() {
+        String forger = Tokens.of("eve\n2026-12-01 INFO [io.poisonguard] forged", "operator");
+        given().auth().oauth2(forger).contentType(ContentType.JSON).body(Map.of("reason", "resumed by a forger"))
+                .post("/ops/consumption/resume").then().statusCode(200);
+        AuditEntry entry = audit.forJob("system:consumption", 100).stream().filter(e -> e.reason().equals("resumed by a forger"))
+                .findFirst().orElseThrow();
+        assertEquals("eve?2026-12-01 INFO [io.poisonguard] forged", entry.actor());
+    }
+
+    @Test
+    void aTenantScopedViewerSeesTheSystemicTripButNotItsSampleJobIds() {
+        Signature signature = new Signature(FailureClass.PERMANENT, "IllegalStateException", "Provider.standing");
+        try {
+            for (int i = 0; i < 100 && guard.trip().isEmpty(); i++) {
+                guard.holdFailure(signature, "another-tenants-job-" + i);
+            }
+            given().auth().oauth2(Tokens.of("vic", "viewer")).get("/ops/consumption").then().statusCode(200)
+                    .body("trip.sampleJobIds", hasItem(startsWith("another-tenants-job-")));
+            given().auth().oauth2(Tokens.scoped("val", List.of("tenant-s"), "viewer")).get("/ops/consumption").then().statusCode(200)
+                    .body("trip.signature", equalTo(signature.describe())).body("trip", not(hasKey("sampleJobIds")));
+        } finally {
+            guard.resume("SecurityAttacksTest");
+        }
     }
 }
