@@ -250,4 +250,10 @@ class SecurityAttacksTest extends FlowTest {
             guard.resume("SecurityAttacksTest");
         }
     }
+
+    @Test
+    void anOlderThanReachingPastTheFirstInstantIsABadRequest() {
+        given().auth().oauth2(operator).get("/ops/quarantine?olderThan=P400000000000D").then().statusCode(400)
+                .contentType(containsString("application/problem+json")).body("detail", containsString("olderThan"));
+    }
 }
