@@ -41,6 +41,11 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     public static final String BY_JOB = "by-job-id";
     /** The bare job id, for the by-job-id index (the key holds the tenant too). */
     public static final String JOB = "job";
+    /**
+     * The tenant attribute of a job that named no valid tenant: the by-tenant index needs a value. It is a placeholder,
+     * never read back as a tenant (a tenant may be named "unknown"): the key says whose a record is.
+     */
+    static final String NO_TENANT = "unknown";
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -205,7 +210,12 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 last = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
             }
             for (Map<String, AttributeValue> item : items) {
-                out.add(decode(item));
+                QuarantineRecord r = decode(item);
+                if (q.tenant().isPresent() && !q.tenant().get().equals(r.tenant())) {
+                    // Under the placeholder tenant, the index also holds the records of jobs of no tenant.
+                    continue;
+                }
+                out.add(r);
                 if (out.size() == q.limit()) {
                     // Continue right after this item next time, whatever else the page held.
                     last = keyOf(item, q);
@@ -370,14 +380,21 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     /** The job key of a stored item: a key without a tenant part is the key of a copy that named no valid tenant. */
     private static JobKey keyOf(Map<String, AttributeValue> item) {
-        return JobKey.fromStorage(Attrs.str(item, KEY), Attrs.str(item, "tenant"));
+        String storage = Attrs.str(item, KEY);
+        String tenant = Attrs.str(item, "tenant");
+        if (!item.containsKey(JOB) && NO_TENANT.equals(tenant)) {
+            // Before scoped keys, a job of no valid tenant was kept under its bare id with the placeholder; as that cannot
+            // be told from a tenant named "unknown", such a record is no tenant's (only a token of every tenant sees it).
+            return new JobKey(null, storage);
+        }
+        return JobKey.fromStorage(storage, tenant);
     }
 
     static Map<String, AttributeValue> encode(QuarantineRecord r) {
         Map<String, AttributeValue> m = new HashMap<>();
         m.put(KEY, Attrs.s(JobKey.of(r.tenant(), r.jobId()).storage()));
         m.put(JOB, Attrs.s(r.jobId()));
-        m.put("tenant", Attrs.s(r.tenant() == null ? "unknown" : r.tenant()));
+        m.put("tenant", Attrs.s(r.tenant() == null ? NO_TENANT : r.tenant()));
         m.put("jobType", Attrs.s(r.jobType() == null ? "unknown" : r.jobType()));
         m.put("generation", Attrs.n(r.generation()));
         m.put("failureClass", Attrs.s(r.failureClass().name()));
@@ -472,9 +489,10 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     static QuarantineRecord decode(Map<String, AttributeValue> m) {
         Diagnostics d = new Diagnostics(Attrs.lng(m, "sizeBytes", 0), Attrs.str(m, "charset"), Attrs.str(m, "transferEncoding"),
                 Attrs.integer(m, "tokenEstimate"), Attrs.integer(m, "schemaVersion"), Attrs.integer(m, "attachmentCount"));
+        JobKey key = keyOf(m);
         return new QuarantineRecord(
-                JobKey.fromStorage(Attrs.str(m, KEY), Attrs.str(m, "tenant")).jobId(),
-                Attrs.str(m, "tenant"),
+                key.jobId(),
+                key.tenant(),
                 Attrs.str(m, "jobType"),
                 Attrs.integer(m, "generation"),
                 FailureClass.valueOf(Attrs.str(m, "failureClass")),
