@@ -85,16 +85,28 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     public Optional<QuarantineRecord> find(JobKey key) {
         Optional<QuarantineRecord> scoped = read(key.storage());
         // A record written before keys were scoped by tenant is keyed by the bare job id: this tenant's only.
-        return scoped.isPresent() ? scoped : read(key.jobId()).filter(r -> key.tenant() != null && key.tenant().equals(r.tenant()));
+        return scoped.isPresent() ? scoped : readLegacy(key.jobId()).filter(r -> key.tenant() != null && key.tenant().equals(r.tenant()));
     }
 
     private Optional<QuarantineRecord> read(String storageKey) {
+        return item(storageKey).map(DynamoQuarantineStore::decode);
+    }
+
+    /**
+     * The record kept under a bare job id before keys were scoped (it has no {@value #JOB} attribute), and only such a
+     * record: a job id holding a '/' ("acme/job-1") is also another job's scoped key.
+     */
+    private Optional<QuarantineRecord> readLegacy(String jobId) {
+        return item(jobId).filter(stored -> !stored.containsKey(JOB)).map(DynamoQuarantineStore::decode);
+    }
+
+    private Optional<Map<String, AttributeValue>> item(String storageKey) {
         Map<String, AttributeValue> item = dynamo.getItem(GetItemRequest.builder()
                 .tableName(table).key(Map.of(KEY, Attrs.s(storageKey))).consistentRead(true).build()).item();
         if (item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant())) {
             return Optional.empty();
         }
-        return Optional.of(decode(item));
+        return Optional.of(item);
     }
 
     @Override
@@ -113,7 +125,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         } while (start != null && out.size() < 100);
         // A record from before scoped keys has no job attribute and is not indexed: found by its bare key.
         if (out.isEmpty()) {
-            read(jobId).map(r -> JobKey.of(r.tenant(), r.jobId())).ifPresent(out::add);
+            readLegacy(jobId).map(r -> JobKey.of(r.tenant(), r.jobId())).ifPresent(out::add);
         }
         return out.stream().distinct().toList();
     }
@@ -262,11 +274,14 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         });
     }
 
-    /** A write's condition: the record exists (and, under a bare job id, is this tenant's). */
+    /** A write's condition: the record exists (and, under a bare job id, is one from before scoping and this tenant's). */
     private record Exists(String expression, Map<String, AttributeValue> values) {
     }
 
-    /** Applies {@code write} to the record under its scoped key, or under the bare job id for a record written before scoping. */
+    /**
+     * Applies {@code write} to the record under its scoped key, or under the bare job id for a record written before scoping;
+     * never to a scoped record whose key that job id happens to be.
+     */
     private void updateEither(JobKey key, java.util.function.BiConsumer<String, Exists> write) {
         try {
             write.accept(key.storage(), new Exists("attribute_exists(jobId)", Map.of()));
@@ -274,7 +289,8 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             if (key.tenant() == null) {
                 throw notScoped;
             }
-            write.accept(key.jobId(), new Exists("attribute_exists(jobId) AND tenant = :owner", Map.of(":owner", Attrs.s(key.tenant()))));
+            write.accept(key.jobId(), new Exists("attribute_exists(jobId) AND attribute_not_exists(" + JOB + ") AND tenant = :owner",
+                    Map.of(":owner", Attrs.s(key.tenant()))));
         }
     }
 

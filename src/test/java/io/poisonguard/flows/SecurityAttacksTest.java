@@ -3,6 +3,7 @@ package io.poisonguard.flows;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobKey;
 import io.poisonguard.pipeline.SystemicGuard;
 import io.poisonguard.systemic.Signature;
 import io.poisonguard.testing.Queues;
@@ -11,11 +12,14 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -30,6 +34,7 @@ import static org.hamcrest.Matchers.not;
 import static org.hamcrest.Matchers.startsWith;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -255,5 +260,39 @@ class SecurityAttacksTest extends FlowTest {
     void anOlderThanReachingPastTheFirstInstantIsABadRequest() {
         given().auth().oauth2(operator).get("/ops/quarantine?olderThan=P400000000000D").then().statusCode(400)
                 .contentType(containsString("application/problem+json")).body("detail", containsString("olderThan"));
+    }
+
+    @Test
+    void aJobIdWithASlashReachesNoOtherJobsRecord() {
+        JobKey own = new JobKey("tenant-s", "slash-1");
+        queues().send(Queues.permitV1("P-SLASH"), Queues.permitAttributes(own.jobId(), own.tenant(), 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(own).isPresent());
+        // "tenant-s/slash-1" is a job id of its own, not the storage key of tenant-s's job slash-1.
+        assertFalse(quarantine.acknowledge(new JobKey("tenant-s", "tenant-s/slash-1"), "mallory", Instant.now()), "no record to acknowledge");
+        given().urlEncodingEnabled(false).auth().oauth2(operator).get("/ops/quarantine/tenant-s%2Fslash-1?tenant=tenant-s")
+                .then().statusCode(404);
+        given().urlEncodingEnabled(false).auth().oauth2(operator).post("/ops/quarantine/tenant-s%2Fslash-1/acknowledge?tenant=tenant-s")
+                .then().statusCode(404);
+        assertNull(quarantine.find(own).orElseThrow().triage().acknowledgedBy(), "slash-1 is not acknowledged");
+        assertTrue(audit.forJob("tenant-s/slash-1", 10).isEmpty(), "nothing is audited under the other id");
+    }
+
+    @Test
+    void aRecordFromBeforeScopedKeysIsStillItsTenantsToReadAndAcknowledge() {
+        JobKey scoped = new JobKey("tenant-s", "legacy-2");
+        queues().send(Queues.permitV1("P-LEGACY"), Queues.permitAttributes(scoped.jobId(), scoped.tenant(), 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(scoped).isPresent());
+        // Moved to how it was kept before keys were scoped by tenant: under the bare job id, without the job attribute.
+        Map<String, AttributeValue> item = new HashMap<>(dynamo.getItem(b -> b.tableName(names.quarantineTable())
+                .key(Map.of("jobId", AttributeValue.fromS(scoped.storage()))).consistentRead(true)).item());
+        dynamo.deleteItem(b -> b.tableName(names.quarantineTable()).key(Map.of("jobId", AttributeValue.fromS(scoped.storage()))));
+        item.put("jobId", AttributeValue.fromS(scoped.jobId()));
+        item.remove("job");
+        dynamo.putItem(b -> b.tableName(names.quarantineTable()).item(item));
+
+        assertEquals(List.of(scoped), quarantine.keysOf(scoped.jobId(), Instant.now()));
+        assertTrue(quarantine.acknowledge(scoped, "olga", Instant.now()), "its tenant acknowledges it");
+        assertEquals("olga", quarantine.find(scoped).orElseThrow().triage().acknowledgedBy());
+        assertTrue(quarantine.find(new JobKey("tenant-t", scoped.jobId())).isEmpty(), "another tenant does not reach it");
     }
 }
