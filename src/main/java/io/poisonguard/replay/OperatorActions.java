@@ -221,7 +221,10 @@ public class OperatorActions {
         return conflict;
     }
 
-    /** Sends the replayed copy, then deletes the dead-letter copies; a failed send puts everything back. */
+    /**
+     * Sends the replayed copy, then deletes the dead-letter copies; a failure before the send puts everything back, one
+     * after it (a delete refused) does not undo the replay.
+     */
     private ActionOutcome send(LedgerRecord replaying, LedgerRecord before, List<ArchivedMessage> copies, String actor, String reason,
                                Instant now) {
         String jobId = replaying.jobId();
@@ -247,7 +250,14 @@ public class OperatorActions {
             return putBack(replaying, before, Refusal.SEND_FAILED,
                     "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason);
         }
-        archive.delete(copies);
+        try {
+            archive.delete(copies);
+        } catch (RuntimeException e) {
+            // The replayed copy is out, so the replay stands: the old copies carry the old generation (stale if ever
+            // received) and expire with their retention.
+            LOG.warnf("Job %s: deleting its dead-letter copies after the replay failed (%s); they expire with their retention", jobId,
+                    e.getClass().getSimpleName());
+        }
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
         record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d)", jobId, actor, replaying.generation(), attempt);

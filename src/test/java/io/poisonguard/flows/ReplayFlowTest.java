@@ -9,6 +9,8 @@ import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.pipeline.Poller;
+import io.poisonguard.sqs.QueueUrls;
+import io.poisonguard.sqs.SqsPayloadArchive;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.replay.ArchivedMessage;
@@ -28,7 +30,9 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.SqsException;
 
 import java.time.Duration;
 import java.time.Instant;
@@ -37,6 +41,7 @@ import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
@@ -81,6 +86,8 @@ class ReplayFlowTest extends FlowTest {
     PayloadArchive archive;
     @Inject
     PayloadVault vault;
+    @Inject
+    QueueUrls urls;
 
     Queues queues;
     final String operator = Tokens.of("olga", "operator");
@@ -201,6 +208,45 @@ class ReplayFlowTest extends FlowTest {
         handler.legacyReader(true);
         replay(operator, "r-outage", "vault is back").then().statusCode(202).body("generation", equalTo(2));
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-outage") == JobState.SUCCEEDED);
+    }
+
+    @Test
+    void aReplayWhoseDeadLetterCopyIsNotDeletedAfterTheSendIsStillAnsweredAndAuditedAsReplayed() {
+        tenant("t-undeleted", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-undeleted", "t-undeleted");
+        JobKey job = key("r-undeleted");
+        // As for a job quarantined before the vault existed: its payload is only in the dead-letter queue.
+        vault.discard(job, Integer.MAX_VALUE);
+        DeleteRefusingArchive refusing = new DeleteRefusingArchive(sqs, urls);
+        QuarkusMock.installMockForType(refusing, PayloadArchive.class);
+        handler.legacyReader(true);
+
+        replay(operator, "r-undeleted", "reader shipped").then().statusCode(202).body("outcome", equalTo("REPLAYED"))
+                .body("generation", equalTo(2));
+        assertTrue(audit.forJob("r-undeleted", 10).stream().anyMatch(e -> e.outcome().equals("REPLAYED") && e.generation() == 2),
+                "the replay is audited");
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-undeleted") == JobState.SUCCEEDED);
+        assertEquals(1, refusing.deleteRefused(), "the copy the replay could not delete was still held");
+    }
+
+    /** The dead-letter archive, except that SQS refuses every delete; what it refused can be deleted afterwards. */
+    static final class DeleteRefusingArchive extends SqsPayloadArchive {
+        final List<ArchivedMessage> refused = new CopyOnWriteArrayList<>();
+
+        DeleteRefusingArchive(SqsClient sqs, QueueUrls urls) {
+            super(sqs, urls);
+        }
+
+        @Override
+        public int delete(List<ArchivedMessage> copies) {
+            refused.addAll(copies);
+            throw SqsException.builder().statusCode(500).message("We encountered an internal error. Please try again.").build();
+        }
+
+        /** Deletes the refused copies for real, so that no held message is left to the tests after this one. */
+        int deleteRefused() {
+            return super.delete(refused);
+        }
     }
 
     /** The service's vault, except that reading {@code broken}'s payload finds DynamoDB not answering while {@code down} is set. */
