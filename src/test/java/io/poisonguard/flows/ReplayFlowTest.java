@@ -229,6 +229,17 @@ class ReplayFlowTest extends FlowTest {
         assertEquals(1, refusing.deleteRefused(), "the copy the replay could not delete was still held");
     }
 
+    @Test
+    void aPayloadViewWhileTheVaultDoesNotAnswerIsA503Problem() {
+        tenant("t-view", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-view", "t-view");
+        QuarkusMock.installMockForType(vaultWhoseFindFails(key("r-view"), new AtomicBoolean(true)), PayloadVault.class);
+
+        given().auth().oauth2(Tokens.of("pat", "payload-reader")).get("/ops/quarantine/r-view/payload?reason=diagnose")
+                .then().statusCode(503).contentType("application/problem+json")
+                .body("detail", containsString("the payload vault did not answer"));
+    }
+
     /** The dead-letter archive, except that SQS refuses every delete; what it refused can be deleted afterwards. */
     static final class DeleteRefusingArchive extends SqsPayloadArchive {
         final List<ArchivedMessage> refused = new CopyOnWriteArrayList<>();
