@@ -42,8 +42,8 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     /** The bare job id, for the by-job-id index (the key holds the tenant too). */
     public static final String JOB = "job";
     /**
-     * The tenant attribute of a job that named no valid tenant: the by-tenant index needs a value. It is a placeholder,
-     * never read back as a tenant (a tenant may be named "unknown"): the key says whose a record is.
+     * The tenant attribute of a job that named no valid tenant: the by-tenant index needs a value. On such a record it is
+     * a placeholder, never read back as its tenant (a tenant may be named "unknown"): the key says whose a record is.
      */
     static final String NO_TENANT = "unknown";
 
