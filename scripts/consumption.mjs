@@ -33,6 +33,6 @@ for (const [name, state] of Object.entries(json.breakers || {})) console.log(`br
 if (json.trip) {
   console.log(`tripped at ${json.trip.at}: ${json.trip.cause}`);
   if (json.trip.signature) console.log(`signature: ${json.trip.signature}`);
-  console.log(`sample jobs: ${json.trip.sampleJobIds.join(', ')}`);
+  if (json.trip.sampleJobIds) console.log(`sample jobs: ${json.trip.sampleJobIds.join(', ')}`);
 }
 if (opt.resume) console.log(json.resumed ? 'resumed' : 'the guard was not tripped; nothing to resume');

@@ -63,7 +63,7 @@ public class ConsumptionResource {
         b.put("admit", gate.admit().name());
         b.put("breakers", gate.states());
         b.put("systemic", guard.admit().name());
-        guard.trip().ifPresent(t -> b.put("trip", trip(t)));
+        guard.trip().ifPresent(t -> b.put("trip", trip(t, TenantScope.of(identity))));
         b.put("worker", health.unfit().orElse("fit"));
         return b;
     }
@@ -73,7 +73,7 @@ public class ConsumptionResource {
     @RolesAllowed(Roles.OPERATOR)
     public Map<String, Object> resume(ResumeRequest request) {
         String reason = OpsResource.requireReason(request == null ? null : request.reason());
-        String actor = identity.getPrincipal().getName();
+        String actor = Actor.of(identity);
         String signature = guard.trip().map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
         boolean wasTripped = guard.resume(actor);
         audit.append(new AuditEntry(AUDIT_KEY, null, clock.instant(), actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
@@ -83,11 +83,17 @@ public class ConsumptionResource {
         return b;
     }
 
-    private static Map<String, Object> trip(SystemicWatch.Trip t) {
+    /**
+     * The trip as {@code scope} may see it. Its sample job ids name no tenant and may be any tenant's, so only a token
+     * of every tenant sees them (as with audit entries on no tenant).
+     */
+    private static Map<String, Object> trip(SystemicWatch.Trip t, TenantScope scope) {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("cause", t.cause());
         m.put("signature", t.signature() == null ? null : t.signature().describe());
-        m.put("sampleJobIds", t.sampleJobIds());
+        if (scope.everyTenant()) {
+            m.put("sampleJobIds", t.sampleJobIds());
+        }
         m.put("at", t.at().toString());
         return m;
     }

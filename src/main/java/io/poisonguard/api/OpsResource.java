@@ -37,7 +37,9 @@ import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
 
 import java.time.Clock;
+import java.time.DateTimeException;
 import java.time.Duration;
+import java.time.Instant;
 import java.time.format.DateTimeParseException;
 import java.util.LinkedHashMap;
 import java.util.List;
@@ -185,7 +187,7 @@ public class OpsResource {
         Optional<QuarantineStatus> st = status.equalsIgnoreCase("any") ? Optional.empty() : Optional.of(enumOf(QuarantineStatus.class, status, "status"));
         try {
             return quarantine.list(new QuarantineQuery(Optional.ofNullable(failureClass).map(c -> failureClass(c)), listingTenant(tenant),
-                    Optional.ofNullable(jobType), st, Optional.ofNullable(olderThan).map(d -> clock.instant().minus(duration(d))), limit,
+                    Optional.ofNullable(jobType), st, Optional.ofNullable(olderThan).map(this::quarantinedBefore), limit,
                     Optional.ofNullable(cursor)), clock.instant());
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest(e.getMessage());
@@ -430,14 +432,8 @@ public class OpsResource {
         return b;
     }
 
-    /**
-     * Who is acting, as audit entries and logs show it: the token's principal with control characters
-     * replaced (a newline in {@code sub} must not forge a log line) and cut to 128 characters.
-     */
     private String actor() {
-        String name = identity.getPrincipal().getName();
-        String printable = name == null ? "unknown" : name.replaceAll("\\p{Cntrl}", "?");
-        return printable.length() > 128 ? printable.substring(0, 128) + "…" : printable;
+        return Actor.of(identity);
     }
 
     /** A job id in a path: what admission accepts as one, or 400. */
@@ -479,6 +475,15 @@ public class OpsResource {
             return Enum.valueOf(type, value.toUpperCase(Locale.ROOT));
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest(field + " must be one of " + List.of(type.getEnumConstants()));
+        }
+    }
+
+    /** Now minus {@code olderThan}: a duration reaching back past what an instant can hold is refused too. */
+    private Instant quarantinedBefore(String olderThan) {
+        try {
+            return clock.instant().minus(duration(olderThan));
+        } catch (DateTimeException | ArithmeticException e) {
+            throw Problem.badRequest("olderThan is too long: it reaches back past the earliest instant");
         }
     }
 

@@ -40,6 +40,8 @@ import java.util.TreeMap;
 @Produces(MediaType.APPLICATION_JSON)
 public class OverviewResource {
     static final int MAX_RECORDS = 2_000;
+    /** The group of the jobs that named no valid tenant: no tenant can be named so. */
+    static final String NO_TENANT = "(no tenant)";
 
     private final QuarantineStore quarantine;
     private final OwnerMap owners;
@@ -99,7 +101,7 @@ public class OverviewResource {
             long age = Duration.between(r.quarantinedAt(), now).toSeconds();
             Owner owner = owners.owner(r.triage().owner());
             byClass.merge(r.failureClass().name(), new Group(1, age), (a, b) -> a.add(age));
-            byTenant.merge(String.valueOf(r.tenant()), new Group(1, age), (a, b) -> a.add(age));
+            byTenant.merge(r.tenant() == null ? NO_TENANT : r.tenant(), new Group(1, age), (a, b) -> a.add(age));
             byOwner.merge(owner.name(), new Group(1, age), (a, b) -> a.add(age));
             boolean acknowledged = r.triage().acknowledgedBy() != null;
             if (!acknowledged && now.isAfter(r.quarantinedAt().plus(owner.acknowledgeWithin()))) {

@@ -41,6 +41,11 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     public static final String BY_JOB = "by-job-id";
     /** The bare job id, for the by-job-id index (the key holds the tenant too). */
     public static final String JOB = "job";
+    /**
+     * The tenant attribute of a job that named no valid tenant: the by-tenant index needs a value. On such a record it is
+     * a placeholder, never read back as its tenant (a tenant may be named "unknown"): the key says whose a record is.
+     */
+    static final String NO_TENANT = "unknown";
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -80,16 +85,28 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     public Optional<QuarantineRecord> find(JobKey key) {
         Optional<QuarantineRecord> scoped = read(key.storage());
         // A record written before keys were scoped by tenant is keyed by the bare job id: this tenant's only.
-        return scoped.isPresent() ? scoped : read(key.jobId()).filter(r -> key.tenant() != null && key.tenant().equals(r.tenant()));
+        return scoped.isPresent() ? scoped : readLegacy(key.jobId()).filter(r -> key.tenant() != null && key.tenant().equals(r.tenant()));
     }
 
     private Optional<QuarantineRecord> read(String storageKey) {
+        return item(storageKey).map(DynamoQuarantineStore::decode);
+    }
+
+    /**
+     * The record kept under a bare job id before keys were scoped (it has no {@value #JOB} attribute), and only such a
+     * record: a job id holding a '/' ("acme/job-1") is also another job's scoped key.
+     */
+    private Optional<QuarantineRecord> readLegacy(String jobId) {
+        return item(jobId).filter(stored -> !stored.containsKey(JOB)).map(DynamoQuarantineStore::decode);
+    }
+
+    private Optional<Map<String, AttributeValue>> item(String storageKey) {
         Map<String, AttributeValue> item = dynamo.getItem(GetItemRequest.builder()
                 .tableName(table).key(Map.of(KEY, Attrs.s(storageKey))).consistentRead(true).build()).item();
         if (item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant())) {
             return Optional.empty();
         }
-        return Optional.of(decode(item));
+        return Optional.of(item);
     }
 
     @Override
@@ -108,7 +125,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         } while (start != null && out.size() < 100);
         // A record from before scoped keys has no job attribute and is not indexed: found by its bare key.
         if (out.isEmpty()) {
-            read(jobId).map(r -> JobKey.of(r.tenant(), r.jobId())).ifPresent(out::add);
+            readLegacy(jobId).map(r -> JobKey.of(r.tenant(), r.jobId())).ifPresent(out::add);
         }
         return out.stream().distinct().toList();
     }
@@ -205,7 +222,12 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 last = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
             }
             for (Map<String, AttributeValue> item : items) {
-                out.add(decode(item));
+                QuarantineRecord r = decode(item);
+                if (q.tenant().isPresent() && !q.tenant().get().equals(r.tenant())) {
+                    // Under the placeholder tenant, the index also holds the records of jobs of no tenant.
+                    continue;
+                }
+                out.add(r);
                 if (out.size() == q.limit()) {
                     // Continue right after this item next time, whatever else the page held.
                     last = keyOf(item, q);
@@ -252,11 +274,14 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         });
     }
 
-    /** A write's condition: the record exists (and, under a bare job id, is this tenant's). */
+    /** A write's condition: the record exists (and, under a bare job id, is one from before scoping and this tenant's). */
     private record Exists(String expression, Map<String, AttributeValue> values) {
     }
 
-    /** Applies {@code write} to the record under its scoped key, or under the bare job id for a record written before scoping. */
+    /**
+     * Applies {@code write} to the record under its scoped key, or under the bare job id for a record written before scoping;
+     * never to a scoped record whose key that job id happens to be.
+     */
     private void updateEither(JobKey key, java.util.function.BiConsumer<String, Exists> write) {
         try {
             write.accept(key.storage(), new Exists("attribute_exists(jobId)", Map.of()));
@@ -264,7 +289,8 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             if (key.tenant() == null) {
                 throw notScoped;
             }
-            write.accept(key.jobId(), new Exists("attribute_exists(jobId) AND tenant = :owner", Map.of(":owner", Attrs.s(key.tenant()))));
+            write.accept(key.jobId(), new Exists("attribute_exists(jobId) AND attribute_not_exists(" + JOB + ") AND tenant = :owner",
+                    Map.of(":owner", Attrs.s(key.tenant()))));
         }
     }
 
@@ -370,14 +396,21 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     /** The job key of a stored item: a key without a tenant part is the key of a copy that named no valid tenant. */
     private static JobKey keyOf(Map<String, AttributeValue> item) {
-        return JobKey.fromStorage(Attrs.str(item, KEY), Attrs.str(item, "tenant"));
+        String storage = Attrs.str(item, KEY);
+        String tenant = Attrs.str(item, "tenant");
+        if (!item.containsKey(JOB) && NO_TENANT.equals(tenant)) {
+            // Before scoped keys, a job of no valid tenant was kept under its bare id with the placeholder; as that cannot
+            // be told from a tenant named "unknown", such a record is no tenant's (only a token of every tenant sees it).
+            return new JobKey(null, storage);
+        }
+        return JobKey.fromStorage(storage, tenant);
     }
 
     static Map<String, AttributeValue> encode(QuarantineRecord r) {
         Map<String, AttributeValue> m = new HashMap<>();
         m.put(KEY, Attrs.s(JobKey.of(r.tenant(), r.jobId()).storage()));
         m.put(JOB, Attrs.s(r.jobId()));
-        m.put("tenant", Attrs.s(r.tenant() == null ? "unknown" : r.tenant()));
+        m.put("tenant", Attrs.s(r.tenant() == null ? NO_TENANT : r.tenant()));
         m.put("jobType", Attrs.s(r.jobType() == null ? "unknown" : r.jobType()));
         m.put("generation", Attrs.n(r.generation()));
         m.put("failureClass", Attrs.s(r.failureClass().name()));
@@ -472,9 +505,10 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     static QuarantineRecord decode(Map<String, AttributeValue> m) {
         Diagnostics d = new Diagnostics(Attrs.lng(m, "sizeBytes", 0), Attrs.str(m, "charset"), Attrs.str(m, "transferEncoding"),
                 Attrs.integer(m, "tokenEstimate"), Attrs.integer(m, "schemaVersion"), Attrs.integer(m, "attachmentCount"));
+        JobKey key = keyOf(m);
         return new QuarantineRecord(
-                JobKey.fromStorage(Attrs.str(m, KEY), Attrs.str(m, "tenant")).jobId(),
-                Attrs.str(m, "tenant"),
+                key.jobId(),
+                key.tenant(),
                 Attrs.str(m, "jobType"),
                 Attrs.integer(m, "generation"),
                 FailureClass.valueOf(Attrs.str(m, "failureClass")),

@@ -11,6 +11,7 @@ import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
@@ -107,15 +108,36 @@ public class OperatorActions {
         } catch (LedgerConflict lost) {
             return conflict(jobId, actor, reason, quarantined);
         }
-        int attempt = replaying.attempt() + 1;
-        Kept kept = kept(key);
-        if (kept.payload().isPresent()) {
-            return send(replaying, quarantined, kept.payload().get(), actor, reason, now);
+        Kept kept;
+        List<ArchivedMessage> copies = List.of();
+        try {
+            kept = kept(key);
+            if (kept.payload().isEmpty()) {
+                ArchiveScan scan = archive.find(key);
+                copies = scan.copies();
+                if (copies.isEmpty()) {
+                    return nothingToSend(key, quarantined, replaying, kept, scan, actor, reason, now);
+                }
+            }
+        } catch (RuntimeException e) {
+            return putBack(replaying, quarantined, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
         }
-        ArchiveScan scan = archive.find(key);
-        List<ArchivedMessage> copies = scan.copies();
+        return kept.payload().isPresent()
+                ? send(replaying, quarantined, kept.payload().get(), actor, reason, now)
+                : send(replaying, quarantined, copies, actor, reason, now);
+    }
+
+    /**
+     * The replay found no payload to send: the job goes back to QUARANTINED (the quarantine may still be completing, a
+     * copy may be held or past the scan's bound, the vault's entry may not open here) or, only when nothing can hold the
+     * payload any more, to UNRECOVERABLE. A failure here reaches the caller, which puts the job back.
+     */
+    private ActionOutcome nothingToSend(JobKey key, LedgerRecord quarantined, LedgerRecord replaying, Kept kept, ArchiveScan scan,
+                                        String actor, String reason, Instant now) {
+        String jobId = key.jobId();
+        int attempt = replaying.attempt() + 1;
         Optional<Instant> quarantinedAt = quarantine.find(key).map(QuarantineRecord::quarantinedAt);
-        if (copies.isEmpty() && quarantinedAt.isPresent() && quarantinedAt.get().plus(settleTime).isAfter(now)) {
+        if (quarantinedAt.isPresent() && quarantinedAt.get().plus(settleTime).isAfter(now)) {
             // The quarantine may still be sending its dead-letter copy: not a loss, just early.
             ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome early = new ActionOutcome.Refused(jobId, Refusal.CONFLICT,
@@ -123,7 +145,7 @@ public class OperatorActions {
             record(key, AuditAction.REPLAY, early, actor, reason, quarantined.generation(), quarantined.attempt());
             return early;
         }
-        if (copies.isEmpty() && archive.someHidden()) {
+        if (archive.someHidden()) {
             // Another action (a payload view, another replica's replay) may be holding the copy: not proof of loss.
             ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome held = new ActionOutcome.Refused(jobId, Refusal.CONFLICT,
@@ -131,31 +153,28 @@ public class OperatorActions {
             record(key, AuditAction.REPLAY, held, actor, reason, quarantined.generation(), quarantined.attempt());
             return held;
         }
-        if (copies.isEmpty() && kept.unreadable() != null) {
+        if (kept.unreadable() != null) {
             // The vault has an entry that does not open here and the DLQ has no copy: not proof of loss.
             ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome unreadable = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
             record(key, AuditAction.REPLAY, unreadable, actor, reason, quarantined.generation(), quarantined.attempt());
             return unreadable;
         }
-        if (copies.isEmpty() && !scan.complete()) {
+        if (!scan.complete()) {
             // The scan stopped at its bound in a deep DLQ: the copy may be past where it looked.
             ledger.write(quarantined.withVersion(replaying.version()));
             ActionOutcome notYet = notFoundYet(jobId);
             record(key, AuditAction.REPLAY, notYet, actor, reason, quarantined.generation(), quarantined.attempt());
             return notYet;
         }
-        if (copies.isEmpty()) {
-            // Keep the generation the job was quarantined at: a copy of it that shows up later is then
-            // forwarded to the DLQ as a copy of a parked job, never dropped as stale.
-            ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
-            quarantine.updateStatus(key, QuarantineStatus.UNRECOVERABLE, Optional.empty());
-            ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
-                    "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
-            record(key, AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);
-            return gone;
-        }
-        return send(replaying, quarantined, copies, actor, reason, now);
+        // Keep the generation the job was quarantined at: a copy of it that shows up later is then
+        // forwarded to the DLQ as a copy of a parked job, never dropped as stale.
+        ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
+        quarantine.updateStatus(key, QuarantineStatus.UNRECOVERABLE, Optional.empty());
+        ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
+                "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
+        record(key, AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);
+        return gone;
     }
 
     /**
@@ -202,16 +221,24 @@ public class OperatorActions {
         return conflict;
     }
 
-    /** Sends the replayed copy, then deletes the dead-letter copies; a failed send puts everything back. */
+    /**
+     * Sends the replayed copy, then deletes the dead-letter copies; a failure before the send puts everything back, one
+     * after it (a delete refused) does not undo the replay.
+     */
     private ActionOutcome send(LedgerRecord replaying, LedgerRecord before, List<ArchivedMessage> copies, String actor, String reason,
                                Instant now) {
         String jobId = replaying.jobId();
         JobKey key = JobKey.of(replaying);
         int attempt = replaying.attempt() + 1;
         ArchivedMessage payload = copies.get(0);
-        // The record says REPLAYING before the copy goes out, so a worker that finishes it first is not overwritten.
-        quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
-                Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+        try {
+            // The record says REPLAYING before the copy goes out, so a worker that finishes it first is not overwritten.
+            quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
+                    Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+        } catch (RuntimeException e) {
+            giveBack(key, copies);
+            return putBack(replaying, before, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
+        }
         try {
             pacer.acquire();
             sender.send(payload.body(), replayAttributes(jobId, payload.attributes(), replaying.generation()));
@@ -219,15 +246,18 @@ public class OperatorActions {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            archive.release(copies);
-            ledger.write(before.withVersion(replaying.version()));
-            quarantine.recordReplayOutcome(key, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
-            ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
-                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
-            record(key, AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
-            return failed;
+            giveBack(key, copies);
+            return putBack(replaying, before, Refusal.SEND_FAILED,
+                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason);
         }
-        archive.delete(copies);
+        try {
+            archive.delete(copies);
+        } catch (RuntimeException e) {
+            // The replayed copy is out, so the replay stands: the old copies carry the old generation (stale if ever
+            // received) and expire with their retention.
+            LOG.warnf("Job %s: deleting its dead-letter copies after the replay failed (%s); they expire with their retention", jobId,
+                    e.getClass().getSimpleName());
+        }
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
         record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d)", jobId, actor, replaying.generation(), attempt);
@@ -243,8 +273,12 @@ public class OperatorActions {
         String jobId = replaying.jobId();
         JobKey key = JobKey.of(replaying);
         int attempt = replaying.attempt() + 1;
-        quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
-                Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+        try {
+            quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
+                    Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+        } catch (RuntimeException e) {
+            return putBack(replaying, before, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
+        }
         try {
             pacer.acquire();
             sender.send(payload.body(), replayAttributes(jobId, payload.attributes(), replaying.generation()));
@@ -252,18 +286,56 @@ public class OperatorActions {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
             }
-            ledger.write(before.withVersion(replaying.version()));
-            quarantine.recordReplayOutcome(key, replaying.generation(), QuarantineStatus.QUARANTINED, "SEND_FAILED");
-            ActionOutcome failed = new ActionOutcome.Refused(jobId, Refusal.SEND_FAILED,
-                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + "); the job stays quarantined");
-            record(key, AuditAction.REPLAY, failed, actor, reason, replaying.generation(), attempt);
-            return failed;
+            return putBack(replaying, before, Refusal.SEND_FAILED,
+                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason);
         }
         forgetLater(key, replaying.generation());
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
         record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(), attempt);
         return done;
+    }
+
+    /**
+     * A replay that failed after its move to REPLAYING (a store or queue did not answer, the send failed) puts the job back
+     * where it was: the ledger at the generation it had (one conditional write over the REPLAYING version) and the record
+     * QUARANTINED. The failure is audited and answered with its refusal. A job that cannot be put back (the ledger does not
+     * answer either) stays REPLAYING, and a replay re-issues it once {@code replay.settle-time} has passed.
+     */
+    private ActionOutcome putBack(LedgerRecord replaying, LedgerRecord before, Refusal refusal, String why, String actor, String reason) {
+        JobKey key = JobKey.of(replaying);
+        String detail = why + "; the job stays " + before.state();
+        try {
+            ledger.write(before.withVersion(replaying.version()));
+        } catch (RuntimeException e) {
+            detail = why + "; putting the job back failed too (" + e.getClass().getSimpleName() + "): it stays REPLAYING until"
+                    + " replay.settle-time has passed, then a replay re-issues it";
+        }
+        try {
+            quarantine.recordReplayOutcome(key, replaying.generation(), QuarantineStatus.QUARANTINED, refusal.name());
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s: its quarantine record was not put back to QUARANTINED after a failed replay (%s)", key.jobId(),
+                    e.getClass().getSimpleName());
+        }
+        ActionOutcome failed = new ActionOutcome.Refused(key.jobId(), refusal, detail);
+        record(key, AuditAction.REPLAY, failed, actor, reason, replaying.generation(), replaying.attempt() + 1);
+        return failed;
+    }
+
+    /** Why a replay could not go on, for the operator and the audit: what did not answer. */
+    private static String unavailable(JobKey key, RuntimeException e) {
+        LOG.warnf(e, "Job %s: its replay could not go on; it is put back", key.jobId());
+        return "nothing was sent: " + (e instanceof StoreUnavailable ? e.getMessage() : "the replay failed (" + e.getClass().getSimpleName() + ")");
+    }
+
+    /** Releases the dead-letter copies a failed replay held; those a failed release keeps show again after their visibility timeout. */
+    private void giveBack(JobKey key, List<ArchivedMessage> copies) {
+        try {
+            archive.release(copies);
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s: its dead-letter copies were not released (%s); they show again after their visibility timeout",
+                    key.jobId(), e.getClass().getSimpleName());
+        }
     }
 
     /**

@@ -11,6 +11,11 @@ public enum Refusal {
     /** The main queue did not take the replayed message; nothing changed. */
     SEND_FAILED(503),
     /**
+     * A store or queue the replay needed (the payload vault, the dead-letter queue, the quarantine record) did not
+     * answer after the job moved to REPLAYING: nothing was sent and the job was put back; it may be tried again.
+     */
+    UNAVAILABLE(503),
+    /**
      * No copy of the payload was found, but the dead-letter scan stopped at its bound before looking at
      * every message: not proof of loss, so the job keeps its state and the action may be tried again.
      */

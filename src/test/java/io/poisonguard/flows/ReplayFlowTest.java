@@ -1,19 +1,26 @@
 package io.poisonguard.flows;
 
 import io.poisonguard.ledger.JobKey;
+import io.poisonguard.audit.AuditAction;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.example.permit.PermitReportHandler;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.StoreUnavailable;
 import io.poisonguard.pipeline.Poller;
+import io.poisonguard.sqs.QueueUrls;
+import io.poisonguard.sqs.SqsPayloadArchive;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.replay.ArchivedMessage;
 import io.poisonguard.replay.PayloadArchive;
+import io.poisonguard.vault.KeptPayload;
 import io.poisonguard.vault.PayloadVault;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.Tokens;
+import io.quarkus.arc.ClientProxy;
+import io.quarkus.test.junit.QuarkusMock;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
@@ -22,15 +29,21 @@ import jakarta.inject.Inject;
 import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
+import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
+import software.amazon.awssdk.services.sqs.model.SqsException;
 
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.List;
 import java.util.Map;
+import java.util.Optional;
 import java.util.concurrent.CompletableFuture;
+import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -73,6 +86,8 @@ class ReplayFlowTest extends FlowTest {
     PayloadArchive archive;
     @Inject
     PayloadVault vault;
+    @Inject
+    QueueUrls urls;
 
     Queues queues;
     final String operator = Tokens.of("olga", "operator");
@@ -167,6 +182,111 @@ class ReplayFlowTest extends FlowTest {
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-stuck") == JobState.SUCCEEDED);
         assertEquals(3, ledger.find(key("r-stuck")).orElseThrow().generation());
         assertEquals(1, noticesFor("r-stuck").size(), "one notice");
+    }
+
+    @Test
+    void aReplayWhoseVaultReadFailsPutsTheJobBackAnswers503AndIsAudited() {
+        tenant("t-outage", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-outage", "t-outage");
+        JobKey job = key("r-outage");
+        AtomicBoolean vaultDown = new AtomicBoolean(true);
+        QuarkusMock.installMockForType(vaultWhoseFindFails(job, vaultDown), PayloadVault.class);
+
+        replay(operator, "r-outage", "vault outage drill").then().statusCode(503).contentType("application/problem+json")
+                .body("title", equalTo("UNAVAILABLE")).body("detail", containsString("the payload vault did not answer"));
+        LedgerRecord after = ledger.find(job).orElseThrow();
+        assertEquals(JobState.QUARANTINED, after.state(), "put back, not left REPLAYING");
+        assertEquals(1, after.generation(), "at the generation it was quarantined at");
+        assertEquals(QuarantineStatus.QUARANTINED, quarantine.find(job).orElseThrow().status());
+        AuditEntry failed = audit.forJob("r-outage", 10).stream().filter(e -> e.action() == AuditAction.REPLAY).findFirst().orElseThrow();
+        assertEquals("REFUSED_UNAVAILABLE", failed.outcome());
+        assertEquals("vault outage drill", failed.reason());
+        assertTrue(failed.detail().contains("the payload vault did not answer"), failed.detail());
+
+        // Once the vault answers, the same job replays at once: nothing waits for the settle time.
+        vaultDown.set(false);
+        handler.legacyReader(true);
+        replay(operator, "r-outage", "vault is back").then().statusCode(202).body("generation", equalTo(2));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-outage") == JobState.SUCCEEDED);
+    }
+
+    @Test
+    void aReplayWhoseDeadLetterCopyIsNotDeletedAfterTheSendIsStillAnsweredAndAuditedAsReplayed() {
+        tenant("t-undeleted", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-undeleted", "t-undeleted");
+        JobKey job = key("r-undeleted");
+        // As for a job quarantined before the vault existed: its payload is only in the dead-letter queue.
+        vault.discard(job, Integer.MAX_VALUE);
+        DeleteRefusingArchive refusing = new DeleteRefusingArchive(sqs, urls);
+        QuarkusMock.installMockForType(refusing, PayloadArchive.class);
+        handler.legacyReader(true);
+
+        replay(operator, "r-undeleted", "reader shipped").then().statusCode(202).body("outcome", equalTo("REPLAYED"))
+                .body("generation", equalTo(2));
+        assertTrue(audit.forJob("r-undeleted", 10).stream().anyMatch(e -> e.outcome().equals("REPLAYED") && e.generation() == 2),
+                "the replay is audited");
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-undeleted") == JobState.SUCCEEDED);
+        assertEquals(1, refusing.deleteRefused(), "the copy the replay could not delete was still held");
+    }
+
+    @Test
+    void aPayloadViewWhileTheVaultDoesNotAnswerIsA503Problem() {
+        tenant("t-view", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-view", "t-view");
+        QuarkusMock.installMockForType(vaultWhoseFindFails(key("r-view"), new AtomicBoolean(true)), PayloadVault.class);
+
+        given().auth().oauth2(Tokens.of("pat", "payload-reader")).get("/ops/quarantine/r-view/payload?reason=diagnose")
+                .then().statusCode(503).contentType("application/problem+json")
+                .body("detail", containsString("the payload vault did not answer"));
+    }
+
+    /** The dead-letter archive, except that SQS refuses every delete; what it refused can be deleted afterwards. */
+    static final class DeleteRefusingArchive extends SqsPayloadArchive {
+        final List<ArchivedMessage> refused = new CopyOnWriteArrayList<>();
+
+        DeleteRefusingArchive(SqsClient sqs, QueueUrls urls) {
+            super(sqs, urls);
+        }
+
+        @Override
+        public int delete(List<ArchivedMessage> copies) {
+            refused.addAll(copies);
+            throw SqsException.builder().statusCode(500).message("We encountered an internal error. Please try again.").build();
+        }
+
+        /** Deletes the refused copies for real, so that no held message is left to the tests after this one. */
+        int deleteRefused() {
+            return super.delete(refused);
+        }
+    }
+
+    /** The service's vault, except that reading {@code broken}'s payload finds DynamoDB not answering while {@code down} is set. */
+    private PayloadVault vaultWhoseFindFails(JobKey broken, AtomicBoolean down) {
+        PayloadVault real = ClientProxy.unwrap(vault);
+        return new PayloadVault() {
+            @Override
+            public boolean enabled() {
+                return real.enabled();
+            }
+
+            @Override
+            public void keep(KeptPayload payload) {
+                real.keep(payload);
+            }
+
+            @Override
+            public Optional<KeptPayload> find(JobKey key) {
+                if (down.get() && key.equals(broken)) {
+                    throw new StoreUnavailable("the payload vault", false, SdkClientException.create("connection reset"));
+                }
+                return real.find(key);
+            }
+
+            @Override
+            public void discard(JobKey key, int below) {
+                real.discard(key, below);
+            }
+        };
     }
 
     @Test

@@ -2,17 +2,24 @@ package io.poisonguard.flows;
 
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobKey;
+import io.poisonguard.pipeline.SystemicGuard;
+import io.poisonguard.systemic.Signature;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.Tokens;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
 import jakarta.inject.Inject;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import org.junit.jupiter.api.Test;
 
 import java.nio.charset.StandardCharsets;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Base64;
+import java.util.HashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.stream.IntStream;
@@ -21,7 +28,13 @@ import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
 import static org.hamcrest.Matchers.equalTo;
+import static org.hamcrest.Matchers.hasItem;
+import static org.hamcrest.Matchers.hasKey;
+import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.startsWith;
+import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -40,6 +53,8 @@ class SecurityAttacksTest extends FlowTest {
 
     @Inject
     AuditLog audit;
+    @Inject
+    SystemicGuard guard;
 
     final String operator = Tokens.of("olga", "operator");
     final String admin = Tokens.of("ada", "admin");
@@ -213,5 +228,71 @@ class SecurityAttacksTest extends FlowTest {
                 .put("/ops/tenants/tenant-eve").then().statusCode(200).body("updatedBy", equalTo("eve?2026-12-01 INFO [io.poisonguard] forged"));
         AuditEntry entry = audit.recent(50).stream().filter(e -> e.jobId().equals("tenant:tenant-eve")).findFirst().orElseThrow();
         assertFalse(entry.actor().contains("\n"), entry.actor());
+    }
+
+    @Test
+    void aNewlineInTheTokenSubjectDoesNotForgeAConsumptionAuditLine() {
+        String forger = Tokens.of("eve\n2026-12-01 INFO [io.poisonguard] forged", "operator");
+        given().auth().oauth2(forger).contentType(ContentType.JSON).body(Map.of("reason", "resumed by a forger"))
+                .post("/ops/consumption/resume").then().statusCode(200);
+        AuditEntry entry = audit.forJob("system:consumption", 100).stream().filter(e -> e.reason().equals("resumed by a forger"))
+                .findFirst().orElseThrow();
+        assertEquals("eve?2026-12-01 INFO [io.poisonguard] forged", entry.actor());
+    }
+
+    @Test
+    void aTenantScopedViewerSeesTheSystemicTripButNotItsSampleJobIds() {
+        Signature signature = new Signature(FailureClass.PERMANENT, "IllegalStateException", "Provider.standing");
+        try {
+            for (int i = 0; i < 100 && guard.trip().isEmpty(); i++) {
+                guard.holdFailure(signature, "another-tenants-job-" + i);
+            }
+            given().auth().oauth2(Tokens.of("vic", "viewer")).get("/ops/consumption").then().statusCode(200)
+                    .body("trip.sampleJobIds", hasItem(startsWith("another-tenants-job-")));
+            given().auth().oauth2(Tokens.scoped("val", List.of("tenant-s"), "viewer")).get("/ops/consumption").then().statusCode(200)
+                    .body("trip.signature", equalTo(signature.describe())).body("trip", not(hasKey("sampleJobIds")));
+        } finally {
+            guard.resume("SecurityAttacksTest");
+        }
+    }
+
+    @Test
+    void anOlderThanReachingPastTheFirstInstantIsABadRequest() {
+        given().auth().oauth2(operator).get("/ops/quarantine?olderThan=P400000000000D").then().statusCode(400)
+                .contentType(containsString("application/problem+json")).body("detail", containsString("olderThan"));
+    }
+
+    @Test
+    void aJobIdWithASlashReachesNoOtherJobsRecord() {
+        JobKey own = new JobKey("tenant-s", "slash-1");
+        queues().send(Queues.permitV1("P-SLASH"), Queues.permitAttributes(own.jobId(), own.tenant(), 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(own).isPresent());
+        // "tenant-s/slash-1" is a job id of its own, not the storage key of tenant-s's job slash-1.
+        assertFalse(quarantine.acknowledge(new JobKey("tenant-s", "tenant-s/slash-1"), "mallory", Instant.now()), "no record to acknowledge");
+        given().urlEncodingEnabled(false).auth().oauth2(operator).get("/ops/quarantine/tenant-s%2Fslash-1?tenant=tenant-s")
+                .then().statusCode(404);
+        given().urlEncodingEnabled(false).auth().oauth2(operator).post("/ops/quarantine/tenant-s%2Fslash-1/acknowledge?tenant=tenant-s")
+                .then().statusCode(404);
+        assertNull(quarantine.find(own).orElseThrow().triage().acknowledgedBy(), "slash-1 is not acknowledged");
+        assertTrue(audit.forJob("tenant-s/slash-1", 10).isEmpty(), "nothing is audited under the other id");
+    }
+
+    @Test
+    void aRecordFromBeforeScopedKeysIsStillItsTenantsToReadAndAcknowledge() {
+        JobKey scoped = new JobKey("tenant-s", "legacy-2");
+        queues().send(Queues.permitV1("P-LEGACY"), Queues.permitAttributes(scoped.jobId(), scoped.tenant(), 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(scoped).isPresent());
+        // Moved to how it was kept before keys were scoped by tenant: under the bare job id, without the job attribute.
+        Map<String, AttributeValue> item = new HashMap<>(dynamo.getItem(b -> b.tableName(names.quarantineTable())
+                .key(Map.of("jobId", AttributeValue.fromS(scoped.storage()))).consistentRead(true)).item());
+        dynamo.deleteItem(b -> b.tableName(names.quarantineTable()).key(Map.of("jobId", AttributeValue.fromS(scoped.storage()))));
+        item.put("jobId", AttributeValue.fromS(scoped.jobId()));
+        item.remove("job");
+        dynamo.putItem(b -> b.tableName(names.quarantineTable()).item(item));
+
+        assertEquals(List.of(scoped), quarantine.keysOf(scoped.jobId(), Instant.now()));
+        assertTrue(quarantine.acknowledge(scoped, "olga", Instant.now()), "its tenant acknowledges it");
+        assertEquals("olga", quarantine.find(scoped).orElseThrow().triage().acknowledgedBy());
+        assertTrue(quarantine.find(new JobKey("tenant-t", scoped.jobId())).isEmpty(), "another tenant does not reach it");
     }
 }

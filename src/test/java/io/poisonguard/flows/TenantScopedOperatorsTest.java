@@ -22,11 +22,14 @@ import java.util.Set;
 import static io.restassured.RestAssured.given;
 import static org.awaitility.Awaitility.await;
 import static org.hamcrest.Matchers.containsString;
+import static org.hamcrest.Matchers.empty;
 import static org.hamcrest.Matchers.equalTo;
 import static org.hamcrest.Matchers.everyItem;
 import static org.hamcrest.Matchers.hasItem;
 import static org.hamcrest.Matchers.not;
+import static org.hamcrest.Matchers.nullValue;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertNull;
 
 /**
  * Issue 12, item 6: operators are tenant-scoped. A token's {@code tenants} claim (names, or {@code *}) limits
@@ -146,6 +149,26 @@ class TenantScopedOperatorsTest extends FlowTest {
         given().auth().oauth2(Tokens.scoped("val", List.of("t-beta"), "viewer")).get("/ops/replays/" + id).then().statusCode(404);
         given().auth().oauth2(alphaViewer).get("/ops/audit?jobId=bulk:" + id).then().statusCode(200)
                 .body("items[0].action", equalTo("BULK_REPLAY")).body("items[0].outcome", equalTo("NOTHING_TO_REPLAY"));
+    }
+
+    @Test
+    void aTokenOfATenantNamedUnknownSeesAndTouchesNoRecordOfAJobThatNamedNoValidTenant() {
+        JobKey tenantless = new JobKey(null, "stray-9");
+        queues().send(Queues.permitV1("P-stray-9"), Queues.permitAttributes(tenantless.jobId(), "no valid tenant!", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(tenantless).isPresent());
+        String unknownViewer = Tokens.scoped("uma", List.of("unknown"), "viewer");
+        String unknownOperator = Tokens.scoped("uli", List.of("unknown"), "operator");
+
+        given().auth().oauth2(unknownViewer).get("/ops/quarantine?status=any").then().statusCode(200).body("items", empty());
+        given().auth().oauth2(unknownViewer).get("/ops/quarantine/stray-9").then().statusCode(404);
+        // Its storage key is "/stray-9": as a job id, it reaches nothing either.
+        given().urlEncodingEnabled(false).auth().oauth2(unknownViewer).get("/ops/quarantine/%2Fstray-9?tenant=unknown").then().statusCode(404);
+        given().urlEncodingEnabled(false).auth().oauth2(unknownOperator).post("/ops/quarantine/%2Fstray-9/acknowledge?tenant=unknown")
+                .then().statusCode(404);
+        assertNull(quarantine.find(tenantless).orElseThrow().triage().acknowledgedBy(), "not acknowledged");
+        // A token of every tenant sees it, as a job of no tenant.
+        given().auth().oauth2(everyOperator).get("/ops/quarantine/stray-9").then().statusCode(200)
+                .body("record.jobId", equalTo("stray-9")).body("record.tenant", nullValue());
     }
 
     @Test

@@ -58,6 +58,9 @@ class TriageFlowTest extends FlowTest {
             c.put("poison-guard.ownership.owners.\"permits\".tenants", "t-permits");
             c.put("poison-guard.ownership.owners.\"permits\".acknowledge-within", "3s");
             c.put("poison-guard.ownership.owners.\"permits\".resolve-within", "6s");
+            c.put("poison-guard.ownership.owners.\"strays\".job-types", "stray-report");
+            c.put("poison-guard.ownership.owners.\"strays\".acknowledge-within", "2s");
+            c.put("poison-guard.ownership.owners.\"strays\".resolve-within", "1h");
             c.put("poison-guard.ownership.check-interval", "1s");
             c.put("poison-guard.disposable-job-types", "scripted");
             return c;
@@ -198,6 +201,20 @@ class TriageFlowTest extends FlowTest {
         assertTrue(metrics.contains("poison_guard_escalations_total{owner=\"permits\",stage=\"acknowledge\"}"), "escalations counted");
         assertTrue(metrics.contains("poison_guard_quarantine_overdue{owner=\"permits\",stage=\"resolve\"}"), "overdue gauge");
         given().auth().oauth2(viewer).get("/ops/audit?jobId=overdue-1").then().body("items.outcome", hasItem("ESCALATED_ACKNOWLEDGE"));
+    }
+
+    @Test
+    void anOverdueRecordOfAJobThatNamedNoValidTenantIsEscalatedLikeAnyOther() {
+        JobKey tenantless = new JobKey(null, "stray-1");
+        Map<String, String> attributes = new HashMap<>(Queues.permitAttributes(tenantless.jobId(), "no valid tenant!", 1));
+        attributes.put("job-type", "stray-report");
+        queues().send(Queues.permitV1("P-stray-1"), attributes);
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(tenantless).isPresent());
+        assertEquals("strays", quarantine.find(tenantless).orElseThrow().triage().owner());
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> quarantine.find(tenantless).orElseThrow().triage().escalated().contains("acknowledge"));
+        given().auth().oauth2(viewer).get("/ops/audit?jobId=stray-1").then().statusCode(200)
+                .body("items.outcome", hasItem("ESCALATED_ACKNOWLEDGE"));
     }
 
     private static long count(String route, String jobId, String word) {
