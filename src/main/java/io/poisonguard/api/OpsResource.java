@@ -205,7 +205,7 @@ public class OpsResource {
         view.put("record", record);
         view.put("triageState", record.triageState().name());
         view.put("ledgerState", ledger.findOwn(key).map(r -> r.state().name()).orElse(null));
-        view.put("audit", visible(audit.forJob(jobId, 100)).filter(e -> e.tenant() == null || e.tenant().equals(key.tenant())).toList());
+        view.put("audit", audit.forJob(jobId, visible().and(e -> e.tenant() == null || e.tenant().equals(key.tenant())), 100));
         return view;
     }
 
@@ -342,7 +342,7 @@ public class OpsResource {
         }
         if (jobId != null) {
             Optional<String> only = tenant == null || tenant.isEmpty() ? Optional.empty() : Optional.of(inScope(tenant));
-            return new AuditPage(visible(audit.forJob(jobId, limit)).filter(e -> only.isEmpty() || only.get().equals(e.tenant())).toList(), null);
+            return new AuditPage(audit.forJob(jobId, visible().and(e -> only.isEmpty() || only.get().equals(e.tenant())), limit), null);
         }
         try {
             return audit.recent(listingTenant(tenant), limit, Optional.ofNullable(cursor));
@@ -352,9 +352,9 @@ public class OpsResource {
     }
 
     /** The entries the caller's token may see: of its tenants, and those on no tenant only for a token of every tenant. */
-    private java.util.stream.Stream<AuditEntry> visible(List<AuditEntry> entries) {
+    private java.util.function.Predicate<AuditEntry> visible() {
         TenantScope scope = scope();
-        return entries.stream().filter(e -> e.tenant() == null ? scope.everyTenant() : scope.permits(e.tenant()));
+        return e -> e.tenant() == null ? scope.everyTenant() : scope.permits(e.tenant());
     }
 
     @GET

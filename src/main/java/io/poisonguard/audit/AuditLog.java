@@ -10,8 +10,16 @@ public interface AuditLog {
 
     void append(AuditEntry entry);
 
-    /** A job's entries, oldest first. */
-    List<AuditEntry> forJob(String jobId, int limit);
+    /** A job's newest {@code limit} entries, oldest first. */
+    default List<AuditEntry> forJob(String jobId, int limit) {
+        return forJob(jobId, e -> true, limit);
+    }
+
+    /**
+     * A job's newest {@code limit} entries that {@code keep} accepts, oldest first: those it refuses (another tenant's
+     * entries under the same job id, say) do not take a place.
+     */
+    List<AuditEntry> forJob(String jobId, java.util.function.Predicate<AuditEntry> keep, int limit);
 
     /**
      * The newest entries, newest first, one page at a time: of one tenant when {@code tenant} is given

@@ -71,11 +71,33 @@ public final class DynamoAuditLog implements AuditLog {
     }
 
     @Override
-    public List<AuditEntry> forJob(String jobId, int limit) {
-        return dynamo.query(b -> b.tableName(table).keyConditionExpression("jobId = :j")
-                        .expressionAttributeValues(Map.of(":j", Attrs.s(jobId))).scanIndexForward(true).limit(limit)).items()
-                .stream().map(DynamoAuditLog::decode).toList();
+    public List<AuditEntry> forJob(String jobId, java.util.function.Predicate<AuditEntry> keep, int limit) {
+        // Newest first, so the entries that count are the latest; read on past refused ones (another tenant's under the
+        // same job id), at most JOB_READ_PAGES pages, so a crowded id cannot make one view read without end.
+        List<AuditEntry> newestFirst = new java.util.ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        for (int page = 0; page < JOB_READ_PAGES && newestFirst.size() < limit; page++) {
+            Map<String, AttributeValue> from = start;
+            QueryResponse r = dynamo.query(b -> b.tableName(table).keyConditionExpression("jobId = :j")
+                    .expressionAttributeValues(Map.of(":j", Attrs.s(jobId))).scanIndexForward(false)
+                    .limit(Math.max(limit, 100)).exclusiveStartKey(from));
+            for (Map<String, AttributeValue> item : r.items()) {
+                AuditEntry e = decode(item);
+                if (keep.test(e) && newestFirst.size() < limit) {
+                    newestFirst.add(e);
+                }
+            }
+            start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
+            if (start == null) {
+                break;
+            }
+        }
+        java.util.Collections.reverse(newestFirst);
+        return newestFirst;
     }
+
+    /** How many pages of one job id's entries a view reads at most looking for the ones it keeps. */
+    private static final int JOB_READ_PAGES = 10;
 
     @Override
     public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {

@@ -74,10 +74,19 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                     .item(encode(r))
                     .conditionExpression("attribute_not_exists(jobId) OR generation < :g OR expiresAt < :now")
                     .expressionAttributeValues(Map.of(":g", Attrs.n(r.generation()), ":now", Attrs.epochSeconds(clock.instant())))
+                    .returnValuesOnConditionCheckFailure(software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build());
             return true;
         } catch (ConditionalCheckFailedException e) {
-            return false;
+            // The SDK sends a put again when its answer was lost; the second one fails its condition on the record the
+            // first one wrote. That record is this put's (same generation, source message and millisecond), and the
+            // caller still has its alert and count to give.
+            Map<String, AttributeValue> stored = e.hasItem() && !e.item().isEmpty() ? e.item()
+                    : item(JobKey.of(r.tenant(), r.jobId()).storage()).orElse(Map.of());
+            return !stored.isEmpty() && java.util.Objects.equals(Attrs.integer(stored, "generation"), r.generation())
+                    && java.util.Objects.equals(Attrs.str(stored, "sourceMessageId"), r.sourceMessageId())
+                    && java.util.Objects.equals(Attrs.instantMillis(stored, "quarantinedAt"),
+                    r.quarantinedAt() == null ? null : r.quarantinedAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS));
         }
     }
 

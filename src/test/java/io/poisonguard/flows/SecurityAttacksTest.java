@@ -256,6 +256,29 @@ class SecurityAttacksTest extends FlowTest {
         }
     }
 
+    /**
+     * Two tenants' jobs share an id. The one tenant's operator fills the id's audit trail (a refused action is audited,
+     * so repeating it is enough); the other tenant's newest entry must still be in its own view. The trail was read
+     * oldest first up to the limit and filtered by tenant afterwards, so 100 of the other tenant's older entries left
+     * nothing of this tenant's.
+     */
+    @Test
+    void anotherTenantsEntriesUnderTheSameJobIdDoNotPushATenantsOwnOutOfItsAuditView() {
+        java.time.Instant start = java.time.Instant.now().minusSeconds(3600);
+        for (int i = 0; i < 150; i++) {
+            audit.append(new AuditEntry("shared-7", "tenant-beta", start.plusMillis(i), "bob", io.poisonguard.audit.AuditAction.ACKNOWLEDGE,
+                    "again", "test", 1, 1, "REFUSED_ALREADY_ACKNOWLEDGED", null));
+        }
+        audit.append(new AuditEntry("shared-7", "tenant-alpha", start.plusSeconds(60), "alice", io.poisonguard.audit.AuditAction.RESOLVE,
+                "duplicate of ticket 12", "test", 1, 1, "RESOLVED", null));
+
+        String alphaViewer = Tokens.scoped("avi", List.of("tenant-alpha"), "viewer");
+        given().auth().oauth2(alphaViewer).get("/ops/audit?jobId=shared-7&limit=100").then().statusCode(200)
+                .body("items.action", hasItem("RESOLVE")).body("items.tenant", not(hasItem("tenant-beta")));
+        given().auth().oauth2(operator).get("/ops/audit?jobId=shared-7&tenant=tenant-alpha&limit=10").then().statusCode(200)
+                .body("items.action", hasItem("RESOLVE"));
+    }
+
     @Test
     void anOlderThanReachingPastTheFirstInstantIsABadRequest() {
         given().auth().oauth2(operator).get("/ops/quarantine?olderThan=P400000000000D").then().statusCode(400)

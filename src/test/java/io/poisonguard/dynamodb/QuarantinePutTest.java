@@ -1,0 +1,57 @@
+package io.poisonguard.dynamodb;
+
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.quarantine.DeadLetterCopy;
+import io.poisonguard.admission.Diagnostics;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.testing.RecordingDynamo;
+import org.junit.jupiter.api.AfterAll;
+import org.junit.jupiter.api.BeforeAll;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.List;
+import java.util.Map;
+
+import static org.junit.jupiter.api.Assertions.assertFalse;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * The quarantine record's first put decides who alerts and counts the quarantine. The SDK sends a put again when its
+ * answer was lost; that second one fails its condition on the record the first one wrote, and was taken for another
+ * copy's quarantine: no alert, no count, for a quarantine that happened (only the review cadence's escalation, hours
+ * later, would surface it).
+ */
+class QuarantinePutTest {
+    static RecordingDynamo dynamo;
+
+    @BeforeAll
+    static void tables() {
+        dynamo = RecordingDynamo.onFreshTables("qp");
+    }
+
+    @AfterAll
+    static void close() {
+        dynamo.close();
+    }
+
+    private static QuarantineRecord record(String jobId, String messageId, Instant at) {
+        return new QuarantineRecord(jobId, "acme", "permit-report", 1, FailureClass.PERMANENT, "PERMANENT limit reached", 1,
+                Map.of(FailureClass.PERMANENT, 1), new Diagnostics(10, "UTF-8", null, null, 3, null), List.of(), at, at, at,
+                at.plus(Duration.ofDays(14)), messageId, QuarantineStatus.QUARANTINED, List.of(), null, DeadLetterCopy.sent("d-1"), null);
+    }
+
+    @Test
+    void aPutSentAgainAfterItLandedIsStillThePutsOwnAndAnotherCopysIsNot() {
+        DynamoQuarantineStore store = new DynamoQuarantineStore(dynamo.client(), dynamo.names().quarantineTable(), Clock.systemUTC());
+        Instant now = Instant.now();
+        QuarantineRecord first = record("job-q", "m-1", now);
+
+        assertTrue(store.putIfAbsent(first));
+        assertTrue(store.putIfAbsent(first), "the same put sent again (the SDK's retry after a lost answer) is still this put's");
+        assertFalse(store.putIfAbsent(record("job-q", "m-2", now.plusMillis(5))), "another copy's quarantine of the same generation is not");
+    }
+}
