@@ -234,19 +234,14 @@ class LedgerPartialWriteTest {
     void anAttributeThisReleaseDoesNotWriteSurvivesAWrite() {
         Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
         LedgerRecord stored = started("job-newer", now).withVersion(1);
-        // As a newer release (mid rolling deploy) might have stored it: one attribute this release does not know.
-        java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item = new java.util.HashMap<>(DynamoLedgerStore.encode(stored));
-        item.put(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-newer"));
-        item.put("addedLater", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("keep me"));
-        dynamo.putItem(b -> b.tableName(names.ledgerTable()).item(item));
+        storeWithAnAttributeAddedLater(stored, "acme/job-newer");
 
         DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
         LedgerRecord read = ledger.find(new JobKey("acme", "job-newer")).orElseThrow();
         Instant end = now.plusSeconds(1);
         ledger.write(read.moveTo(JobState.SUCCEEDED, end).withLease(null, null)
                 .withCurrentEntry(read.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, end)));
-        var after = dynamo.getItem(b -> b.tableName(names.ledgerTable()).consistentRead(true)
-                .key(java.util.Map.of(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-newer")))).item();
+        var after = item("acme/job-newer");
         assertEquals("keep me", after.get("addedLater").s(), "an item holding an attribute unknown here is updated, not replaced");
         assertEquals("SUCCEEDED", after.get("state").s());
     }
@@ -261,10 +256,7 @@ class LedgerPartialWriteTest {
         Instant now = Instant.ofEpochMilli(System.currentTimeMillis());
         LedgerRecord stored = started("job-newer2", now).withFailureCounted(FailureClass.TRANSIENT).moveTo(JobState.RETRY_WAIT, now)
                 .withLease(null, null).withVersion(1);
-        java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item = new java.util.HashMap<>(DynamoLedgerStore.encode(stored));
-        item.put(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-newer2"));
-        item.put("addedLater", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("keep me"));
-        dynamo.putItem(b -> b.tableName(names.ledgerTable()).item(item));
+        storeWithAnAttributeAddedLater(stored, "acme/job-newer2");
 
         DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, names.ledgerTable(), Clock.systemUTC());
         LedgerRecord read = ledger.find(new JobKey("acme", "job-newer2")).orElseThrow();
@@ -274,8 +266,7 @@ class LedgerPartialWriteTest {
         Instant end = retry.plusSeconds(1);
         ledger.write(running.moveTo(JobState.SUCCEEDED, end).withLease(null, null)
                 .withCurrentEntry(running.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, end)));
-        var after = dynamo.getItem(b -> b.tableName(names.ledgerTable()).consistentRead(true)
-                .key(java.util.Map.of(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("acme/job-newer2")))).item();
+        var after = item("acme/job-newer2");
         assertEquals("SUCCEEDED", after.get("state").s());
         assertTrue(after.containsKey("addedLater"), "the newer release's attribute was dropped by the second write: " + after.keySet());
     }
@@ -298,5 +289,18 @@ class LedgerPartialWriteTest {
         assertTrue(ledger.find(new JobKey("acme", "job-expired")).isEmpty(), "the read takes the item for gone");
         LedgerRecord created = ledger.write(started("job-expired", within));
         assertEquals(1, created.version(), "a new job's first write");
+    }
+
+    /** Stores {@code stored} under {@code storageKey} as a newer release (mid rolling deploy) might: with one attribute this release does not know. */
+    private static void storeWithAnAttributeAddedLater(LedgerRecord stored, String storageKey) {
+        java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item = new java.util.HashMap<>(DynamoLedgerStore.encode(stored));
+        item.put(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(storageKey));
+        item.put("addedLater", software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS("keep me"));
+        dynamo.putItem(b -> b.tableName(names.ledgerTable()).item(item));
+    }
+
+    private static java.util.Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> item(String storageKey) {
+        return dynamo.getItem(b -> b.tableName(names.ledgerTable()).consistentRead(true)
+                .key(java.util.Map.of(DynamoLedgerStore.KEY, software.amazon.awssdk.services.dynamodb.model.AttributeValue.fromS(storageKey)))).item();
     }
 }

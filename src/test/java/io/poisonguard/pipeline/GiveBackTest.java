@@ -33,13 +33,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class GiveBackTest {
 
     /** SQS as far as the outcome stage uses it: records visibility changes. */
-    static final class Visibility implements SourceQueue {
+    static final class Visibility extends HeartbeatRenewalTest.QueueStub {
         final List<Duration> changes = Collections.synchronizedList(new ArrayList<>());
-
-        @Override
-        public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
-            return List.of();
-        }
 
         @Override
         public void delete(InboundMessage message) {
@@ -49,10 +44,6 @@ class GiveBackTest {
         @Override
         public void changeVisibility(InboundMessage message, Duration delay) {
             changes.add(delay);
-        }
-
-        @Override
-        public void flush() {
         }
     }
 
@@ -102,25 +93,7 @@ class GiveBackTest {
                 return now;
             }
         };
-        java.util.concurrent.atomic.AtomicInteger conflicts = new java.util.concurrent.atomic.AtomicInteger();
-        java.util.concurrent.atomic.AtomicInteger failedReads = new java.util.concurrent.atomic.AtomicInteger();
-        HeartbeatRenewalTest.Ledger ledger = new HeartbeatRenewalTest.Ledger() {
-            @Override
-            public LedgerRecord write(LedgerRecord next) {
-                if (next.version() > 0 && conflicts.getAndIncrement() == 0) {
-                    throw new io.poisonguard.ledger.LedgerConflict(next.jobId(), next.version());
-                }
-                return super.write(next);
-            }
-
-            @Override
-            public Optional<LedgerRecord> find(io.poisonguard.ledger.JobKey key) {
-                if (failedReads.getAndIncrement() == 0) {
-                    throw new io.poisonguard.ledger.StoreUnavailable("the ledger", false, new java.net.SocketTimeoutException("read timed out"));
-                }
-                return super.find(key);
-            }
-        };
+        HeartbeatRenewalTest.Ledger ledger = new HeartbeatRenewalTest.FlappingLedger();
         Visibility queue = new Visibility();
         Decisions decisions = new Decisions(Settings.policy(config));
         SplittableRandom random = new SplittableRandom(1);

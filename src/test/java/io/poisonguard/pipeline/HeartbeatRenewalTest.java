@@ -68,10 +68,8 @@ class HeartbeatRenewalTest {
         }
     }
 
-    /** SQS refusing every visibility change (a stale receipt, or SQS unreachable). */
-    static final class RefusingQueue implements SourceQueue {
-        final AtomicInteger refused = new AtomicInteger();
-
+    /** SQS that receives nothing and accepts every delete and visibility change; tests override what they watch. */
+    static class QueueStub implements SourceQueue {
         @Override
         public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
             return List.of();
@@ -83,12 +81,46 @@ class HeartbeatRenewalTest {
 
         @Override
         public void changeVisibility(InboundMessage message, Duration delay) {
-            refused.incrementAndGet();
-            throw new IllegalStateException("ReceiptHandleIsInvalid");
         }
 
         @Override
         public void flush() {
+        }
+    }
+
+    /** SQS refusing every visibility change (a stale receipt, or SQS unreachable). */
+    static final class RefusingQueue extends QueueStub {
+        final AtomicInteger refused = new AtomicInteger();
+
+        @Override
+        public void changeVisibility(InboundMessage message, Duration delay) {
+            refused.incrementAndGet();
+            throw new IllegalStateException("ReceiptHandleIsInvalid");
+        }
+    }
+
+    /**
+     * A ledger that flaps once: its first write of an existing record conflicts (as if an earlier write of ours had
+     * landed unanswered), and its first read fails as unavailable.
+     */
+    static final class FlappingLedger extends Ledger {
+        private final AtomicInteger conflicts = new AtomicInteger();
+        private final AtomicInteger failedReads = new AtomicInteger();
+
+        @Override
+        public LedgerRecord write(LedgerRecord next) {
+            if (next.version() > 0 && conflicts.getAndIncrement() == 0) {
+                throw new LedgerConflict(next.jobId(), next.version());
+            }
+            return super.write(next);
+        }
+
+        @Override
+        public Optional<LedgerRecord> find(io.poisonguard.ledger.JobKey key) {
+            if (failedReads.getAndIncrement() == 0) {
+                throw new io.poisonguard.ledger.StoreUnavailable("the ledger", false, new java.net.SocketTimeoutException("read timed out"));
+            }
+            return super.find(key);
         }
     }
 
@@ -126,7 +158,7 @@ class HeartbeatRenewalTest {
     }
 
     /** SQS whose visibility changes hang for {@code hang} of the test's clock, then fail (a wedged connection). */
-    static final class HangingQueue implements SourceQueue {
+    static final class HangingQueue extends QueueStub {
         private final Hands clock;
         private final Duration hang;
 
@@ -136,22 +168,9 @@ class HeartbeatRenewalTest {
         }
 
         @Override
-        public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
-            return List.of();
-        }
-
-        @Override
-        public void delete(InboundMessage message) {
-        }
-
-        @Override
         public void changeVisibility(InboundMessage message, Duration delay) {
             clock.now = clock.now.plus(hang);
             throw new IllegalStateException("the SDK gave up on ChangeMessageVisibility");
-        }
-
-        @Override
-        public void flush() {
         }
     }
 
@@ -204,25 +223,7 @@ class HeartbeatRenewalTest {
      */
     @Test
     void aConflictWhoseCheckingReadFailsKeepsTheJobBeating() {
-        AtomicInteger conflicts = new AtomicInteger();
-        AtomicInteger failedReads = new AtomicInteger();
-        Ledger flapping = new Ledger() {
-            @Override
-            public LedgerRecord write(LedgerRecord next) {
-                if (next.version() > 0 && conflicts.getAndIncrement() == 0) {
-                    throw new LedgerConflict(next.jobId(), next.version());
-                }
-                return super.write(next);
-            }
-
-            @Override
-            public Optional<LedgerRecord> find(io.poisonguard.ledger.JobKey key) {
-                if (failedReads.getAndIncrement() == 0) {
-                    throw new io.poisonguard.ledger.StoreUnavailable("the ledger", false, new java.net.SocketTimeoutException("read timed out"));
-                }
-                return super.find(key);
-            }
-        };
+        Ledger flapping = new FlappingLedger();
         Heartbeat beating = new Heartbeat(queue, flapping, clock, Configs.defaults()
                 .set("poison-guard.consumer.visibility-timeout", "60s").set("poison-guard.consumer.heartbeat-interval", "20s").build(), "w1",
                 Runnable::run);

@@ -35,25 +35,12 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
  */
 class ReplayOutcomeTest {
     /** SQS as far as the outcome stage uses it: records deletes. */
-    static final class Deletes implements SourceQueue {
+    static final class Deletes extends HeartbeatRenewalTest.QueueStub {
         final List<String> deleted = Collections.synchronizedList(new ArrayList<>());
-
-        @Override
-        public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
-            return List.of();
-        }
 
         @Override
         public void delete(InboundMessage message) {
             deleted.add(message.messageId());
-        }
-
-        @Override
-        public void changeVisibility(InboundMessage message, Duration delay) {
-        }
-
-        @Override
-        public void flush() {
         }
     }
 
