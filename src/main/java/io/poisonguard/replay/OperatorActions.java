@@ -186,7 +186,12 @@ public class OperatorActions {
     private ActionOutcome reissue(LedgerRecord stuck, String actor, String reason, Instant now) {
         String jobId = stuck.jobId();
         JobKey key = JobKey.of(stuck);
-        Optional<KeptPayload> inVault = kept(key).payload();
+        Optional<KeptPayload> inVault;
+        try {
+            inVault = kept(key).payload();
+        } catch (RuntimeException e) {
+            return stillStuck(stuck, unavailable(key, e), actor, reason);
+        }
         if (inVault.isPresent()) {
             // Still in the vault: the earlier run did not finish its send (or died before discarding it).
             // The next generation goes out; the earlier copy, if it was sent, is dropped as stale.
@@ -195,10 +200,17 @@ public class OperatorActions {
                 replaying = ledger.write(stuck.replayed(now));
             } catch (LedgerConflict lost) {
                 return conflict(jobId, actor, reason, stuck);
+            } catch (RuntimeException e) {
+                return stillStuck(stuck, unavailable(key, e), actor, reason);
             }
             return send(replaying, stuck, inVault.get(), actor, reason, now);
         }
-        List<ArchivedMessage> copies = archive.take(key);
+        List<ArchivedMessage> copies;
+        try {
+            copies = archive.take(key);
+        } catch (RuntimeException e) {
+            return stillStuck(stuck, unavailable(key, e), actor, reason);
+        }
         if (copies.isEmpty()) {
             ActionOutcome onItsWay = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "job " + jobId
                     + " has no dead-letter copy left: its replayed copy is on the main queue; wait for a worker to take it");
@@ -209,10 +221,24 @@ public class OperatorActions {
         try {
             replaying = ledger.write(stuck.replayed(now));
         } catch (LedgerConflict lost) {
-            archive.release(copies);
+            giveBack(key, copies);
             return conflict(jobId, actor, reason, stuck);
+        } catch (RuntimeException e) {
+            giveBack(key, copies);
+            return stillStuck(stuck, unavailable(key, e), actor, reason);
         }
         return send(replaying, stuck, copies, actor, reason, now);
+    }
+
+    /**
+     * A re-issue that failed before it wrote anything (the vault, the dead-letter queue or the ledger did not answer): the job is as
+     * stuck as it was, the attempt is audited, and the operator may re-issue it again at once.
+     */
+    private ActionOutcome stillStuck(LedgerRecord stuck, String why, String actor, String reason) {
+        ActionOutcome failed = new ActionOutcome.Refused(stuck.jobId(), Refusal.UNAVAILABLE,
+                why + "; nothing was written, the job stays REPLAYING and can be re-issued again");
+        record(JobKey.of(stuck), AuditAction.REPLAY, failed, actor, reason, stuck.generation(), stuck.attempt());
+        return failed;
     }
 
     private ActionOutcome conflict(String jobId, String actor, String reason, LedgerRecord before) {

@@ -211,6 +211,36 @@ class ReplayFlowTest extends FlowTest {
     }
 
     @Test
+    void aReissuedReplayWhoseVaultReadFailsAnswers503IsAuditedAndCanBeReissuedOnceTheVaultAnswers() {
+        tenant("t-stuck-outage", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-stuck-outage", "t-stuck-outage");
+        JobKey job = key("r-stuck-outage");
+        // What a replay that crashed right after its ledger write leaves: REPLAYING, the payload still kept.
+        ledger.write(ledger.find(job).orElseThrow().replayed(Instant.now()));
+        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find(job).orElseThrow().updatedAt()
+                .isBefore(Instant.now().minusSeconds(2)));
+        AtomicBoolean vaultDown = new AtomicBoolean(true);
+        QuarkusMock.installMockForType(vaultWhoseFindFails(job, vaultDown), PayloadVault.class);
+
+        replay(operator, "r-stuck-outage", "re-issue during a vault outage").then().statusCode(503)
+                .contentType("application/problem+json").body("title", equalTo("UNAVAILABLE"))
+                .body("detail", containsString("the payload vault did not answer"))
+                .body("detail", containsString("stays REPLAYING"));
+        LedgerRecord after = ledger.find(job).orElseThrow();
+        assertEquals(JobState.REPLAYING, after.state(), "nothing was written: the job is as stuck as it was");
+        assertEquals(2, after.generation());
+        AuditEntry failed = audit.forJob("r-stuck-outage", 10).stream().filter(e -> e.action() == AuditAction.REPLAY)
+                .findFirst().orElseThrow(() -> new AssertionError("the failed re-issue is not audited"));
+        assertEquals("REFUSED_UNAVAILABLE", failed.outcome());
+        assertEquals("re-issue during a vault outage", failed.reason());
+
+        vaultDown.set(false);
+        handler.legacyReader(true);
+        replay(operator, "r-stuck-outage", "vault is back").then().statusCode(202).body("generation", equalTo(3));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-stuck-outage") == JobState.SUCCEEDED);
+    }
+
+    @Test
     void aReplayWhoseDeadLetterCopyIsNotDeletedAfterTheSendIsStillAnsweredAndAuditedAsReplayed() {
         tenant("t-undeleted", "ACTIVE", "permit-report");
         quarantineOldSchemaJob("r-undeleted", "t-undeleted");
