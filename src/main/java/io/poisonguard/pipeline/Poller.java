@@ -38,6 +38,8 @@ public class Poller {
     private static final Duration GATE_PAUSE = Duration.ofMillis(200);
     /** How long shutdown waits for abandoned attempts to record their release. */
     private static final Duration ABANDON_WAIT = Duration.ofSeconds(5);
+    /** How long past its long-poll wait shutdown waits for the last ReceiveMessage to answer. */
+    private static final Duration RECEIVE_MARGIN = Duration.ofSeconds(5);
     /** A message whose receive says nothing of the refill time (it did not get all it asked for). */
     private static final long NOT_A_REFILL = Long.MIN_VALUE;
 
@@ -63,6 +65,13 @@ public class Poller {
     /** How long a received message may wait for a working slot: half its visibility timeout. */
     private final long maxWaitNanos;
     private volatile boolean running;
+    /**
+     * Whether the receiver is inside a ReceiveMessage (guarded by itself): stop() does not interrupt it there, since the
+     * SDK throws away the answer of an interrupted thread after it arrived, and the messages in it would stay invisible
+     * for their visibility timeout instead of going back at once.
+     */
+    private final Object receiveCall = new Object();
+    private boolean inReceive;
     private Thread receiver;
     private ExecutorService workers;
 
@@ -219,6 +228,13 @@ public class Poller {
                 return;
             }
             List<InboundMessage> batch;
+            synchronized (receiveCall) {
+                if (!running) {
+                    slots.release(want);
+                    return;
+                }
+                inReceive = true;
+            }
             long sentAt = System.nanoTime();
             try {
                 batch = source.receive(want, settings.receiveWait(), settings.visibilityTimeout());
@@ -230,6 +246,10 @@ public class Poller {
                 LOG.warnf("ReceiveMessage failed (%s); retrying in %ss", e.getClass().getSimpleName(), ERROR_PAUSE.toSeconds());
                 pause(ERROR_PAUSE);
                 continue;
+            } finally {
+                synchronized (receiveCall) {
+                    inReceive = false;
+                }
             }
             slots.release(want - batch.size());
             // Only a receive that got all it asked for tells how long a refill takes under a backlog.
@@ -390,12 +410,21 @@ public class Poller {
         }
     }
 
-    /** Makes a message received during shutdown visible again at once, so another worker can take it. */
+    /**
+     * Makes a message received during shutdown visible again at once, so another worker can take it. The call is made
+     * with the thread's interrupt set aside (stop() may have interrupted the receiver after its last receive): the SDK
+     * starts no call from an interrupted thread.
+     */
     private void release(InboundMessage m) {
+        boolean interrupted = Thread.interrupted();
         try {
             source.changeVisibility(m, Duration.ZERO);
         } catch (RuntimeException e) {
             LOG.debugf("Could not release message %s; it reappears after its visibility timeout", m.messageId());
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
         }
     }
 
@@ -417,9 +446,16 @@ public class Poller {
             return;
         }
         running = false;
+        long receiverDeadline = System.nanoTime() + settings.receiveWait().plus(RECEIVE_MARGIN).toNanos();
         // Prefetched messages waiting for a slot stop waiting: each is given back as the worker is stopping.
         working.close();
-        receiver.interrupt();
+        synchronized (receiveCall) {
+            // A receiver waiting for slots or pausing stops at once; one inside a long poll finishes it and gives back what
+            // it brings (the deployment's grace period covers the shutdown grace plus one long poll).
+            if (!inReceive) {
+                receiver.interrupt();
+            }
+        }
         workers.shutdown();
         try {
             if (!workers.awaitTermination(settings.shutdownGrace().toMillis(), TimeUnit.MILLISECONDS)) {
@@ -429,6 +465,11 @@ public class Poller {
                     LOG.warnf("%d jobs could not record their release in time; they redeliver when their lease runs out",
                             metrics.inFlight().get());
                 }
+            }
+            // The SQS client must outlive the last receive, or the messages it brings would stay invisible.
+            receiver.join(Duration.ofNanos(Math.max(0, receiverDeadline - System.nanoTime())));
+            if (receiver.isAlive()) {
+                LOG.warnf("The last ReceiveMessage did not answer within the long poll; what it brings reappears after its visibility timeout");
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();

@@ -265,6 +265,68 @@ class PollerPrefetchTest {
         assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
     }
 
+    /**
+     * SQS as the SDK's client behaves under an interrupt: the long poll's socket read does not notice it, and the
+     * answer of a thread interrupted meanwhile is thrown away after it arrived (the messages in it stay invisible
+     * for their visibility timeout); no call starts from an interrupted thread.
+     */
+    static final class LongPollQueue extends Backlog {
+        final CountDownLatch polling = new CountDownLatch(1);
+        final CountDownLatch answer = new CountDownLatch(1);
+        final List<String> thrownAway = Collections.synchronizedList(new ArrayList<>());
+
+        LongPollQueue() {
+            super(0);
+        }
+
+        @Override
+        public List<InboundMessage> receive(int max, Duration wait, Duration visibility) {
+            polling.countDown();
+            boolean interrupted = false;
+            while (true) {
+                try {
+                    answer.await();
+                    break;
+                } catch (InterruptedException e) {
+                    interrupted = true; // a socket read goes on
+                }
+            }
+            InboundMessage m = new InboundMessage("late", "rh-late", "{}", Map.of(), Instant.now(), 1, Instant.now());
+            if (interrupted || Thread.currentThread().isInterrupted()) {
+                Thread.currentThread().interrupt();
+                thrownAway.add(m.messageId());
+                throw new IllegalStateException("Thread was interrupted"); // as the SDK's AbortedException
+            }
+            return List.of(m);
+        }
+
+        @Override
+        public void changeVisibility(InboundMessage message, Duration delay) {
+            if (Thread.currentThread().isInterrupted()) {
+                throw new IllegalStateException("Thread was interrupted");
+            }
+            super.changeVisibility(message, delay);
+        }
+    }
+
+    @Test
+    void aMessageTheLastLongPollBringsDuringShutdownIsGivenBackAtOnce() throws Exception {
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "2")
+                .set("poison-guard.consumer.receive-wait", "2s").set("poison-guard.consumer.shutdown-grace", "1s").build();
+        LongPollQueue queue = new LongPollQueue();
+        start(config, queue, processor(queue, m -> { }));
+        queue.polling.await();
+        Thread stopping = Thread.ofVirtual().start(poller::stop);
+        // A message arrives while the worker stops, within the long poll it had open.
+        await().atMost(Duration.ofSeconds(5)).until(() -> !poller.isRunning());
+        queue.answer.countDown();
+        stopping.join(Duration.ofSeconds(10));
+        await().atMost(Duration.ofSeconds(5)).until(() -> !queue.givenBack.isEmpty() || !queue.thrownAway.isEmpty());
+        assertEquals(List.of(), queue.thrownAway, "the long poll's answer was thrown away: its message waits out its visibility");
+        assertEquals(List.of("late"), queue.givenBack);
+        assertTrue(!stopping.isAlive(), "stop() returned once the long poll had answered");
+    }
+
     @Test
     void aPrefetchedMessageWhoseTurnComesWhileConsumptionIsPausedGoesBackUnstarted() throws Exception {
         // A dependency's breaker opens while a job runs and another waits, prefetched: when the slot frees, the
