@@ -39,12 +39,19 @@ public class SqsJobQueue implements SourceQueue {
     private final SqsClient sqs;
     private final QueueUrls urls;
     private final Clock clock;
-    private final LinkedBlockingQueue<String> pendingDeletes = new LinkedBlockingQueue<>();
+    private final LinkedBlockingQueue<String> pendingDeletes;
     private final Thread flusher;
     private final LongPoll longPoll;
     private volatile boolean open = true;
 
+    @jakarta.inject.Inject
     public SqsJobQueue(SqsClient sqs, QueueUrls urls, Clock clock) {
+        this(sqs, urls, clock, new LinkedBlockingQueue<>());
+    }
+
+    /** With the queue the deletes wait in: a test's, to stop a delete between its check and its queueing. */
+    SqsJobQueue(SqsClient sqs, QueueUrls urls, Clock clock, LinkedBlockingQueue<String> pendingDeletes) {
+        this.pendingDeletes = pendingDeletes;
         // The client itself, not its CDI proxy: every call on the hot path would otherwise look the bean up again.
         this.sqs = io.quarkus.arc.ClientProxy.unwrap(sqs);
         this.longPoll = LongPoll.of(this.sqs);
@@ -94,10 +101,16 @@ public class SqsJobQueue implements SourceQueue {
 
     @Override
     public void delete(InboundMessage message) {
+        String receipt = message.receiptHandle();
         if (open) {
-            pendingDeletes.add(message.receiptHandle());
+            pendingDeletes.add(receipt);
+            // flush() may have closed and drained between the check and the add: a receipt still queued then is this
+            // call's to send (whichever of the two takes it out sends it, once).
+            if (!open && pendingDeletes.remove(receipt)) {
+                sendBatch(List.of(receipt));
+            }
         } else {
-            sendBatch(List.of(message.receiptHandle()));
+            sendBatch(List.of(receipt));
         }
     }
 

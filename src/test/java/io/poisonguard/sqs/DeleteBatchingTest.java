@@ -16,6 +16,8 @@ import java.time.Instant;
 import java.util.List;
 import java.util.Map;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.LinkedBlockingQueue;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
@@ -101,5 +103,37 @@ class DeleteBatchingTest {
         q.flush();
         assertEquals(40, sqs.sent(), "every delete sent by the time flush returns: " + sqs.batches);
         assertTrue(sqs.batches.size() <= 8, "batched, not one by one: " + sqs.batches.size() + " batches");
+    }
+
+    @Test
+    void aDeleteQueuedWhileFlushDrainsIsStillSent() throws Exception {
+        // A job ends as the worker stops: its delete found the queue open, and was preempted before it queued the
+        // receipt, until flush() had stopped the flusher and drained what was queued.
+        RecordingSqs sqs = new RecordingSqs();
+        CountDownLatch queueing = new CountDownLatch(1);
+        CountDownLatch mayQueue = new CountDownLatch(1);
+        LinkedBlockingQueue<String> pending = new LinkedBlockingQueue<>() {
+            @Override
+            public boolean add(String receipt) {
+                if (receipt.equals("rh-late")) {
+                    queueing.countDown();
+                    try {
+                        mayQueue.await();
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                    }
+                }
+                return super.add(receipt);
+            }
+        };
+        SqsJobQueue q = new SqsJobQueue(sqs, new QueueUrls(sqs, new Names("db")), Clock.systemUTC(), pending);
+        Thread ending = Thread.ofVirtual().start(() -> q.delete(new InboundMessage("late", "rh-late", "{}", Map.of(), Instant.EPOCH, 1,
+                Instant.EPOCH)));
+        queueing.await();
+        q.flush();
+        mayQueue.countDown();
+        ending.join(Duration.ofSeconds(5));
+        await().atMost(Duration.ofSeconds(2)).until(() -> sqs.sent() == 1);
+        assertEquals(List.of(List.of("rh-late")), sqs.batches);
     }
 }
