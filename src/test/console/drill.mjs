@@ -1,9 +1,10 @@
 // The console drill, in headless Chromium (Debian's, driven by playwright-core): what an operator does at 3 a.m.
-//   node drill.mjs --url URL --token TOKEN --phase viewer|operator|overview --job JOB --tenant T --shots DIR [--overdue JOB]
+//   node drill.mjs --url URL --token TOKEN --phase viewer|operator|overview|tenantless --job JOB [--tenant T] --shots DIR [--overdue JOB]
 // viewer:   signs in, finds the job in the list, opens it, sees every action disabled and can only dry-run.
 // operator: acknowledges the job, replays it with a reason (each after a confirmation step) and waits until the page
 //           shows the replay completed (ledger state SUCCEEDED).
 // overview: the overview lists the overdue job as overdue.
+// tenantless: the record of a job that named no valid tenant opens from the list, and a dry run reaches it.
 // Prints one line per check; exits non-zero on the first that fails. Screenshots go to DIR.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
@@ -98,6 +99,17 @@ try {
     check((await row.innerText()).includes('acknowledge overdue'), `the overview shows ${opt.overdue} as overdue: "${(await row.innerText()).replace(/\s+/g, ' ')}"`);
     check(await page.getByRole('img', { name: /Admission rejections per minute/ }).isVisible(), 'the rejection chart is drawn');
     await shot('5-overview-overdue');
+  } else if (opt.phase === 'tenantless') {
+    await page.goto(`${opt.url}/console/#/list`);
+    await page.getByRole('link', { name: opt.job, exact: true }).waitFor();
+    check(true, 'the record of a job that named no valid tenant is in the list');
+    await page.getByRole('link', { name: opt.job, exact: true }).click();
+    await page.getByRole('heading', { name: new RegExp(`Job ${opt.job}`) }).waitFor({ timeout: 10_000 });
+    check((await summary('tenant')) === '(none)', `the job page says it has no tenant: "${await summary('tenant')}"`);
+    await page.locator('#dry-run').click();
+    await page.locator('#status', { hasText: 'Dry run' }).waitFor();
+    check((await status()).includes('named no valid tenant'), `its dry run is answered for it: "${await status()}"`);
+    await shot('6-tenantless-job');
   } else {
     throw new Error(`unknown phase ${opt.phase}`);
   }

@@ -10,7 +10,11 @@ public interface TenantDirectory {
 
     /** Why {@code tenant} may not run {@code jobType} now, or empty when it may. */
     default Optional<String> refusal(String tenant, String jobType) {
-        Optional<Tenant> t = tenant == null ? Optional.empty() : find(tenant);
+        if (tenant == null) {
+            return Optional.of("the job named no valid tenant, so no tenant may run it; resolve it, or have its producer send it"
+                    + " again with its tenant");
+        }
+        Optional<Tenant> t = find(tenant);
         if (t.isEmpty()) {
             return Optional.of("tenant '" + tenant + "' is not in the tenant directory");
         }

@@ -67,7 +67,9 @@ function ago(seconds) {
 }
 
 function jobLink(jobId, tenant) {
-  return el('a', { href: `#/job/${encodeURIComponent(tenant)}/${encodeURIComponent(jobId)}` }, jobId);
+  // A job that named no valid tenant has none: its page is addressed by the job id alone.
+  const at = tenant == null ? '' : `${encodeURIComponent(tenant)}/`;
+  return el('a', { href: `#/job/${at}${encodeURIComponent(jobId)}` }, jobId);
 }
 
 function badge(state) {
@@ -122,7 +124,7 @@ async function overview() {
   const r = await api('GET', '/ops/overview');
   if (!r.ok) { say(problem(r), 'error'); return; }
   const o = r.json;
-  const overdueRows = o.overdue.map((d) => [jobLink(d.jobId, d.tenant), d.tenant, d.owner,
+  const overdueRows = o.overdue.map((d) => [jobLink(d.jobId, d.tenant), d.tenant ?? '(none)', d.owner,
     el('span', { class: 'overdue' }, `${d.stage} overdue by ${ago(d.overdueSeconds)}`), badge(d.triageState)]);
   const c = o.consumption;
   view.replaceChildren(
@@ -170,7 +172,7 @@ async function list(params) {
     say(problem(r), 'error');
   } else {
     const now = Date.now();
-    const rows = r.json.items.map((i) => [jobLink(i.jobId, i.tenant), i.tenant, i.jobType, i.failureClass, String(i.attempts),
+    const rows = r.json.items.map((i) => [jobLink(i.jobId, i.tenant), i.tenant ?? '(none)', i.jobType, i.failureClass, String(i.attempts),
       i.triage.owner + (i.triage.ownerDefaulted ? ' (default)' : ''), badge(stateOf(i)), ago(Math.round((now - Date.parse(i.quarantinedAt)) / 1000))]);
     body.push(rows.length ? table(['job', 'tenant', 'type', 'class', 'attempts', 'owner', 'triage', 'age'], rows, `${rows.length} records`)
       : el('p', { class: 'muted' }, 'No records match.'));
@@ -220,16 +222,21 @@ function confirmed(label, id, fields, run, enabled) {
 }
 
 async function job(tenant, jobId) {
-  const path = `/ops/quarantine/${encodeURIComponent(jobId)}?tenant=${encodeURIComponent(tenant)}`;
+  const scoped = (suffix) => {
+    if (tenant == null) return suffix;
+    return `${suffix}${suffix.includes('?') ? '&' : '?'}tenant=${encodeURIComponent(tenant)}`;
+  };
+  const path = `/ops/quarantine/${encodeURIComponent(jobId)}${scoped('')}`;
   const r = await api('GET', path);
   if (!r.ok) { view.replaceChildren(el('h2', {}, jobId)); say(problem(r), 'error'); return; }
   const rec = r.json.record;
   const t = rec.triage;
   const operator = can('operator');
   const act = (method, suffix, body, what) => async () => {
-    const res = await api(method, `/ops/quarantine/${encodeURIComponent(jobId)}${suffix}${suffix.includes('?') ? '&' : '?'}tenant=${encodeURIComponent(tenant)}`, body);
+    const res = await api(method, `/ops/quarantine/${encodeURIComponent(jobId)}${scoped(suffix)}`, body);
     if (res.ok) {
-      say(`${what}: ${res.json.outcome || res.json.triageState || 'done'}${res.json.generation ? `, generation ${res.json.generation}` : ''}`, 'ok');
+      say(`${what}: ${res.json.outcome || res.json.triageState || 'done'}${res.json.generation ? `, generation ${res.json.generation}` : ''}`
+        + `${res.json.detail ? ` (${res.json.detail})` : ''}`, 'ok');
       await job(tenant, jobId);
     } else {
       say(`${what} refused: ${problem(res)}`, 'error');
@@ -260,7 +267,7 @@ async function job(tenant, jobId) {
   const d = rec.diagnostics || {};
   view.replaceChildren(
     el('h2', {}, `Job ${jobId} `, badge(r.json.triageState)),
-    table(['', ''], [['tenant', rec.tenant], ['job type', rec.jobType], ['failure class', rec.failureClass], ['reason', rec.reason],
+    table(['', ''], [['tenant', rec.tenant ?? '(none)'], ['job type', rec.jobType], ['failure class', rec.failureClass], ['reason', rec.reason],
       ['attempts', String(rec.attempts)], ['generation', String(rec.generation)], ['quarantined', rec.quarantinedAt],
       ['record status', rec.status], ['ledger state', r.json.ledgerState || 'unknown'], ['owner', t.owner + (t.ownerDefaulted ? ' (default: no owner matched)' : '')],
       ['acknowledged', t.acknowledgedBy ? `${t.acknowledgedBy} at ${t.acknowledgedAt}` : 'not yet'], ['assignee', t.assignee || 'nobody'],
@@ -351,6 +358,7 @@ async function route() {
   try {
     if (parts[0] === 'list') await list(query || '');
     else if (parts[0] === 'job' && parts.length === 3) await job(parts[1], parts[2]);
+    else if (parts[0] === 'job' && parts.length === 2) await job(null, parts[1]);
     else if (parts[0] === 'bulk') bulk();
     else await overview();
     document.getElementById('main').focus();

@@ -120,6 +120,11 @@ class ConsoleBrowserTest extends FlowTest {
         assertEquals(2, ledger.find(drill).orElseThrow().generation());
 
         drill("overview", viewer, "--job", drill.jobId(), "--tenant", drill.tenant(), "--overdue", late.jobId());
+
+        // A job that named no valid tenant is quarantined under no tenant; its page must open from the list.
+        queues.send(Queues.permitV1("P-STRAY"), Queues.permitAttributes("stray-c1", "no valid tenant!", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(new JobKey(null, "stray-c1")).isPresent());
+        drill("tenantless", viewer, "--job", "stray-c1");
         await().atMost(Duration.ofSeconds(20)).until(() -> escalations(late.jobId()) == 1);
         long passes = escalation.passes();
         await().atMost(Duration.ofSeconds(15)).until(() -> escalation.passes() >= passes + 3);
