@@ -110,6 +110,11 @@ public final class SystemicWatch {
      */
     public Ruling quarantining(String jobId, Instant now) {
         if (trip != null) {
+            if (!now.isBefore(nextProbeAt)) {
+                // The probe was quarantined (at intake: it failed its pre-flight or its crash limit): a failed probe, or
+                // every next job would go through as the next probe and a backlog would drain into quarantine.
+                nextProbeAt = now.plus(probeInterval);
+            }
             return Ruling.HOLD;
         }
         while (!quarantines.isEmpty() && !quarantines.peekFirst().isAfter(now.minus(window))) {

@@ -174,6 +174,28 @@ class SystemicWatchTest {
     }
 
     @Test
+    void aProbeQuarantinedAtIntakeIsAFailedProbeSoTheBacklogDoesNotDrainIntoQuarantine() {
+        // A bad deploy makes every job fail its pre-flight (no handler for its type): each is quarantined at intake,
+        // which neither fails nor succeeds an attempt. The probe must count as failed, or the next one is due at once.
+        tripAt(T0);
+        Instant probeQuarantined = T0.plus(PROBE).plusSeconds(1);
+
+        assertHeldWithoutNewTrip(watch.quarantining("probe-1", probeQuarantined), "the probe quarantined at intake");
+
+        assertEquals(Admit.PAUSED, watch.admit(probeQuarantined.plusSeconds(1)), "no second probe right after the first");
+        assertEquals(Admit.PROBE, watch.admit(probeQuarantined.plus(PROBE)));
+    }
+
+    @Test
+    void quarantinesBeforeTheProbeIsDueDoNotPostponeIt() {
+        tripAt(T0);
+
+        watch.quarantining("in-flight-at-trip", T0.plusSeconds(10));
+
+        assertEquals(Admit.PROBE, watch.admit(T0.plus(PROBE)));
+    }
+
+    @Test
     void failuresHeldBeforeTheProbeIsDueDoNotPostponeIt() {
         tripAt(T0);
 
