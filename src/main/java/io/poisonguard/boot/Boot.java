@@ -7,6 +7,7 @@ import io.poisonguard.disposition.Policy;
 import io.poisonguard.dynamodb.TableBootstrap;
 import io.poisonguard.handler.JobHandlers;
 import io.poisonguard.observability.QuarantineGauges;
+import io.poisonguard.pipeline.ConsumptionGate;
 import io.poisonguard.pipeline.DeadLetterIntake;
 import io.poisonguard.pipeline.LedgerConnections;
 import io.poisonguard.pipeline.Poller;
@@ -29,9 +30,10 @@ public class Boot {
 
     void onStart(@Observes StartupEvent event, PoisonGuardConfig config, Policy policy, Names names, SqsClient sqs,
                  DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges, JobHandlers handlers, DeadLetterIntake deadLetterIntake,
-                 PayloadVault vault) {
+                 PayloadVault vault, ConsumptionGate gate) {
         LOG.infof("Policy: %s", policy.classes());
         handlers.checkSettings();
+        gate.checkSettings();
         LOG.infof("Payload vault: %s", vault.enabled() ? "on (" + names.payloadsTable() + ")" : "off: the dead-letter queue is the only payload copy");
         int pool = org.eclipse.microprofile.config.ConfigProvider.getConfig()
                 .getOptionalValue(LedgerConnections.KEY, Integer.class).orElse(LedgerConnections.SDK_DEFAULT);

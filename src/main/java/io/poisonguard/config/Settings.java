@@ -134,6 +134,15 @@ public final class Settings {
         require(config.replay().maxBatch() >= 1 && config.replay().maxBatch() <= 10_000, "replay.max-batch", "must be between 1 and 10000");
         require(!config.replay().canaryTimeout().isNegative() && !config.replay().canaryTimeout().isZero(), "replay.canary-timeout",
                 "must be positive");
+        require(!config.replay().settleTime().isNegative() && config.replay().settleTime().compareTo(quarantineRetention) < 0,
+                "replay.settle-time", "must be between 0s and retention.quarantine (a copy missing that soon means the quarantine is"
+                        + " still completing, not that the payload is gone)");
+        require(config.opsApi().listingReadBudget() >= 1 && config.opsApi().listingReadBudget() <= 100_000, "ops-api.listing-read-budget",
+                "must be between 1 and 100000 (every listing, bulk selection and quarantine gauge reads with it)");
+        require(!config.tokens().maxLifetime().isNegative() && !config.tokens().maxLifetime().isZero(), "tokens.max-lifetime",
+                "must be positive, or every operator token is refused");
+        require(!config.tokens().clockSkew().isNegative() && config.tokens().clockSkew().compareTo(Duration.ofMinutes(10)) <= 0,
+                "tokens.clock-skew", "must be between 0s and 10m");
         for (var t : java.util.Map.of("alerts.webhook.timeout", config.alerts().webhook().timeout(), "alerts.sns.timeout", config.alerts().sns().timeout()).entrySet()) {
             require(!t.getValue().isNegative() && !t.getValue().isZero() && t.getValue().compareTo(Duration.ofMinutes(1)) <= 0, t.getKey(),
                     "must be positive and at most 1m (an alert's delivery holds one of its notifier's two senders that long)");

@@ -25,6 +25,8 @@ public class ConsumptionGate {
         PAUSED
     }
 
+    static final String PAUSE_ON_BREAKERS = "poison-guard.consumer.pause-on-breakers";
+
     private final CircuitBreakerMaintenance breakers;
     private final List<String> names;
     private final SystemicGuard guard;
@@ -35,6 +37,23 @@ public class ConsumptionGate {
         this.ledger = ledger;
         this.guard = guard;
         this.names = config.consumer().pauseOnBreakers().orElse(List.of());
+    }
+
+    /**
+     * Fails the boot, naming the key, when {@code consumer.pause-on-breakers} names a breaker this build does not have (a
+     * misspelling, or the example's after its handler was taken out): every admit would throw on it, and the worker would
+     * run, healthy to every probe, without ever receiving.
+     */
+    public void checkSettings() {
+        for (String name : names) {
+            try {
+                breakers.currentState(name);
+            } catch (IllegalArgumentException unknown) {
+                throw new io.quarkus.runtime.configuration.ConfigurationException(PAUSE_ON_BREAKERS + " names '" + name
+                        + "', which is no circuit breaker of this build (a @CircuitBreakerName on a dependency call): consumption"
+                        + " would never start; fix the name or take it out", java.util.Set.of(PAUSE_ON_BREAKERS));
+            }
+        }
     }
 
     public Admit admit() {

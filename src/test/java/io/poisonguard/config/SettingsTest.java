@@ -157,6 +157,18 @@ class SettingsTest {
     }
 
     @Test
+    void operatorSettingsThatWouldBreakTheApiAtRuntimeRefuseToBootNamingThem() {
+        Settings.policy(defaults().set("poison-guard.replay.settle-time", "0s").set("poison-guard.ops-api.listing-read-budget", "1")
+                .set("poison-guard.tokens.clock-skew", "0s").build());
+        refused(() -> Settings.policy(defaults().set("poison-guard.replay.settle-time", "-1s").build()), "poison-guard.replay.settle-time");
+        refused(() -> Settings.policy(defaults().set("poison-guard.replay.settle-time", "4d").set("poison-guard.retention.quarantine", "4d").build()), "poison-guard.replay.settle-time");
+        refused(() -> Settings.policy(defaults().set("poison-guard.ops-api.listing-read-budget", "0").build()),
+                "poison-guard.ops-api.listing-read-budget");
+        refused(() -> Settings.policy(defaults().set("poison-guard.tokens.max-lifetime", "0s").build()), "poison-guard.tokens.max-lifetime");
+        refused(() -> Settings.policy(defaults().set("poison-guard.tokens.clock-skew", "-5s").build()), "poison-guard.tokens.clock-skew");
+    }
+
+    @Test
     void aPrefetchOfFortyBootsAndFortyOneRefusesNamingPrefetch() {
         Settings.policy(defaults().set("poison-guard.consumer.prefetch", "40").build());
         refused(() -> Settings.policy(defaults().set("poison-guard.consumer.prefetch", "41").build()),

@@ -66,6 +66,16 @@ class ProductionBootIT {
     }
 
     @Test
+    void aMisspeltBreakerToPauseOnRefusesTheBootNamingTheKey() throws Exception {
+        // Accepted, every consumption check would throw on the unknown breaker: a worker up and healthy that never receives.
+        ServiceProcess p = service(Map.of("poison-guard.ops-api.enabled", "false", "poison-guard.consumer.pause-on-breakers", "permit-record"));
+        await().atMost(Duration.ofSeconds(60)).until(() -> !p.alive());
+        assertNotEquals(0, p.exitCode(), "a failed boot exits non-zero");
+        String log = Files.readString(p.log(), StandardCharsets.ISO_8859_1);
+        assertTrue(log.contains("poison-guard.consumer.pause-on-breakers") && log.contains("'permit-record'"), log);
+    }
+
+    @Test
     void withAKeyTheApiRefusesAnonymousCallsAndHealthIsOnlyOnTheManagementPort() throws Exception {
         Path keys = Files.createTempDirectory("pg-keys");
         Process mint = new ProcessBuilder("node", "scripts/dev-token.mjs", "--keys", keys.toString(), "viewer").redirectErrorStream(true).start();
