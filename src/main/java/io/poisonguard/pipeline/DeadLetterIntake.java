@@ -222,7 +222,14 @@ public class DeadLetterIntake {
                 config.retention().quarantine(), List.of(), copy, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()))
                 .withReceiveCount(m.receiveCount());
         boolean first = quarantine.putIfAbsent(record);
-        inbox.delete(m);
+        try {
+            inbox.delete(m);
+        } catch (RuntimeException e) {
+            // The record is written, so this adoption stands and is told below; the original shows again and the next sweep,
+            // finding the job parked, marks it as one of its copies (one more labelled copy in the DLQ, no second alert).
+            LOG.warnf("Job %s: deleting its adopted dead-letter original failed (%s); the next sweep finishes it", jobId,
+                    e.getClass().getSimpleName());
+        }
         if (first) {
             metrics.quarantined(failureClass);
             metrics.adoptedFromDeadLetters();

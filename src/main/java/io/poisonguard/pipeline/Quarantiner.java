@@ -125,7 +125,12 @@ public class Quarantiner {
         boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
                 earlier, deadLetter, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted())));
         if (deadLetter.sourceKept()) {
-            source.changeVisibility(m, config.consumer().visibilityTimeout());
+            try {
+                source.changeVisibility(m, config.consumer().visibilityTimeout());
+            } catch (RuntimeException e) {
+                // The record is written and is told below; the copy shows again sooner and finds the job quarantined.
+                LOG.warnf("Job %s: hiding its kept source message failed (%s)", record.jobId(), e.getClass().getSimpleName());
+            }
             metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
             LOG.errorf("Job %s: the dead-letter queue refused its copy (%s); quarantined, and the message stays on the main queue"
                     + " for the redrive policy", record.jobId(), deadLetter.detail());

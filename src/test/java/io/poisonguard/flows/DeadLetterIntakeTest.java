@@ -7,7 +7,9 @@ import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.pipeline.Poller;
 import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.DeadLetterInbox;
 import io.poisonguard.testing.AlertSinks;
+import io.quarkus.test.junit.QuarkusMock;
 import io.poisonguard.testing.EmulatorsResource;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.Tokens;
@@ -67,6 +69,8 @@ class DeadLetterIntakeTest extends FlowTest {
 
     @Inject
     Poller poller;
+    @Inject
+    io.poisonguard.sqs.QueueUrls urls;
     @Inject
     PermitReportHandler handler;
 
@@ -161,6 +165,40 @@ class DeadLetterIntakeTest extends FlowTest {
         // background (and a copy a dead-letter sweep holds at that moment is looked for again): wait for them to go.
         await().atMost(Duration.ofSeconds(30)).untilAsserted(() ->
                 assertEquals(0, queues.depth(names.deadLetterQueue()), "replay took the adopted copies"));
+    }
+
+    @Test
+    void anOrphanWhoseDeleteFailsOnceAfterItsRecordIsWrittenIsStillAlertedOnce() {
+        tenant("t-flaky");
+        // The first delete of this job's orphan is refused (a throttle, a 5xx) after its record is written.
+        FlakyDeleteInbox real = new FlakyDeleteInbox(sqs, urls);
+        QuarkusMock.installMockForType(real, DeadLetterInbox.class);
+        Queues queues = queues();
+        sqs.sendMessage(b -> b.queueUrl(queues.url(names.deadLetterQueue())).messageBody(Queues.permitV3("P-FLAKY"))
+                .messageAttributes(Queues.sdk(Queues.permitAttributes("orphan-flaky", "t-flaky", 3))));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("orphan-flaky")).isPresent() && real.refused.get() == 1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> alertsFor("orphan-flaky") >= 1);
+        // Later sweeps find the job parked and its record written: still one alert.
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> alertsFor("orphan-flaky") == 1);
+    }
+
+    /** The service's DLQ inbox, except that it refuses the first delete of job orphan-flaky's copy. */
+    static final class FlakyDeleteInbox extends io.poisonguard.sqs.SqsDeadLetterInbox {
+        final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+
+        FlakyDeleteInbox(software.amazon.awssdk.services.sqs.SqsClient sqs, io.poisonguard.sqs.QueueUrls urls) {
+            super(sqs, urls, java.time.Clock.systemUTC());
+        }
+
+        @Override
+        public void delete(io.poisonguard.admission.InboundMessage m) {
+            if (m.attribute("job-id").filter("orphan-flaky"::equals).isPresent() && refused.compareAndSet(0, 1)) {
+                throw software.amazon.awssdk.services.sqs.model.SqsException.builder().statusCode(500)
+                        .message("We encountered an internal error. Please try again.").build();
+            }
+            super.delete(m);
+        }
     }
 
     @Test
