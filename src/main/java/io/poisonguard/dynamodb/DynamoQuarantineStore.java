@@ -72,7 +72,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             dynamo.putItem(PutItemRequest.builder()
                     .tableName(table)
                     .item(encode(r))
-                    .conditionExpression("attribute_not_exists(jobId) OR generation < :g OR expiresAt < :now")
+                    .conditionExpression("attribute_not_exists(jobId) OR generation < :g OR expiresAt <= :now")
                     .expressionAttributeValues(Map.of(":g", Attrs.n(r.generation()), ":now", Attrs.epochSeconds(clock.instant())))
                     .returnValuesOnConditionCheckFailure(software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build());

@@ -39,9 +39,26 @@ class QuarantinePutTest {
     }
 
     private static QuarantineRecord record(String jobId, String messageId, Instant at) {
+        return record(jobId, messageId, at, at.plus(Duration.ofDays(14)));
+    }
+
+    private static QuarantineRecord record(String jobId, String messageId, Instant at, Instant expiresAt) {
         return new QuarantineRecord(jobId, "acme", "permit-report", 1, FailureClass.PERMANENT, "PERMANENT limit reached", 1,
                 Map.of(FailureClass.PERMANENT, 1), new Diagnostics(10, "UTF-8", null, null, 3, null), List.of(), at, at, at,
-                at.plus(Duration.ofDays(14)), messageId, QuarantineStatus.QUARANTINED, List.of(), null, DeadLetterCopy.sent("d-1"), null);
+                expiresAt, messageId, QuarantineStatus.QUARANTINED, List.of(), null, DeadLetterCopy.sent("d-1"), null);
+    }
+
+    @Test
+    void aRecordAReadTakesForExpiredIsReplacedByANewQuarantineInTheSameSecond() {
+        Instant expiry = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).plus(Duration.ofDays(1));
+        Instant inThatSecond = expiry.plusMillis(400);
+        DynamoQuarantineStore store = new DynamoQuarantineStore(dynamo.client(), dynamo.names().quarantineTable(),
+                Clock.fixed(inThatSecond, java.time.ZoneOffset.UTC));
+        assertTrue(store.putIfAbsent(record("job-x", "m-old", expiry.minus(Duration.ofDays(14)), expiry)));
+        assertTrue(store.find(io.poisonguard.ledger.JobKey.of("acme", "job-x")).isEmpty(), "a read takes the record for gone");
+
+        assertTrue(store.putIfAbsent(record("job-x", "m-new", inThatSecond)),
+                "the new quarantine's record (and so its alert) is not lost to the one a read no longer sees");
     }
 
     @Test
