@@ -129,6 +129,9 @@ public final class Decisions {
         if (state == JobState.RESOLVED) {
             return new Adoption.Finished(current, "an operator resolved the job");
         }
+        if (state == JobState.DROPPED) {
+            return new Adoption.Finished(current, "the job's type is disposable and its poison was dropped");
+        }
         if (state != null && state.parked()) {
             return new Adoption.AlreadyParked(current);
         }

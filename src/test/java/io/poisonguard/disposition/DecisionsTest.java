@@ -44,6 +44,24 @@ class DecisionsTest {
     }
 
     @Test
+    void aDeadLetterCopyOfADroppedDisposableJobIsDeletedNotQuarantined() {
+        // Poison of a disposable job type is dropped by design: no record, no alert. A copy of it that SQS's redrive moved to
+        // the DLQ must not be turned into the quarantine the job type opted out of (a record nothing can replay, a page).
+        LedgerRecord dropped = fresh().moveTo(JobState.QUARANTINED, NOW).moveTo(JobState.DROPPED, NOW);
+
+        Adoption adoption = policy().decisions().adopt(dropped, 1, 12, NOW.plusSeconds(60));
+
+        assertInstanceOf(Adoption.Finished.class, adoption, "a dropped job's copy is a leftover");
+    }
+
+    @Test
+    void aDeadLetterCopyOfAQuarantinedJobIsOneOfItsCopies() {
+        LedgerRecord quarantined = fresh().moveTo(JobState.QUARANTINED, NOW);
+
+        assertInstanceOf(Adoption.AlreadyParked.class, policy().decisions().adopt(quarantined, 1, 12, NOW.plusSeconds(60)));
+    }
+
+    @Test
     void aNewJobRunsAsAttemptOneUnderALeaseWithARunningHistoryEntry() {
         Intake intake = policy().decisions().intake(fresh(), Optional.empty(), 1, NOW, WORKER, random);
 
