@@ -60,7 +60,7 @@ let last = '';
 for (;;) {
   const s = await call('GET', `/ops/replays/${r.json.id}`);
   if (s.status >= 400) fail(problem(s), 1);
-  const summary = `${s.json.status} (${s.json.outcomes.length} sent)`;
+  const summary = `${s.json.status} (${s.json.outcomes.length + (s.json.stepsOmitted || 0)} sent)`;
   if (summary !== last) { console.log(summary); last = summary; }
   if (!['CANARY_RUNNING', 'WIDENING'].includes(s.json.status)) {
     console.log(s.json.detail);

@@ -25,6 +25,12 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
     private final String table;
     private final Clock clock;
 
+    /**
+     * What a batch's steps may take of its item (DynamoDB's limit is 400 KB for the whole item; the rest of it is the
+     * request's reason and detail, which the API bounds).
+     */
+    static final int STEPS_BUDGET_BYTES = 300_000;
+
     public DynamoBulkReplayStore(DynamoDbClient dynamo, String table, Clock clock) {
         this.dynamo = dynamo;
         this.table = table;
@@ -32,7 +38,8 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
     }
 
     @Override
-    public void put(BulkReplay b) {
+    public void put(BulkReplay whole) {
+        BulkReplay b = whole.fittedTo(STEPS_BUDGET_BYTES);
         Map<String, AttributeValue> item = new HashMap<>();
         item.put("id", Attrs.s(b.id()));
         item.put("actor", Attrs.s(b.actor()));
@@ -45,6 +52,9 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
         optional(item, "canaryOutcome", b.canaryOutcome());
         optional(item, "detail", b.detail());
         item.put("steps", AttributeValue.fromL(b.outcomes().stream().map(DynamoBulkReplayStore::step).toList()));
+        if (b.stepsOmitted() > 0) {
+            item.put("stepsOmitted", Attrs.n(b.stepsOmitted()));
+        }
         item.put("startedAt", Attrs.millis(b.startedAt()));
         item.put("updatedAt", Attrs.millis(b.updatedAt()));
         if (b.finishedAt() != null) {
@@ -66,7 +76,7 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
                 FailureClass.valueOf(Attrs.str(item, "failureClass")), Attrs.integer(item, "selected"),
                 BulkReplay.Status.valueOf(Attrs.str(item, "status")), Attrs.str(item, "canaryJobId"), Attrs.str(item, "canaryOutcome"), steps,
                 Attrs.instantMillis(item, "startedAt"), Attrs.instantMillis(item, "updatedAt"), Attrs.instantMillis(item, "finishedAt"),
-                Attrs.str(item, "detail")));
+                Attrs.str(item, "detail"), java.util.Optional.ofNullable(Attrs.integer(item, "stepsOmitted")).orElse(0)));
     }
 
     private static AttributeValue step(BulkReplay.Step s) {

@@ -24,14 +24,59 @@ public record BulkReplay(
         Instant startedAt,
         Instant updatedAt,
         Instant finishedAt,
-        String detail) {
+        String detail,
+        int stepsOmitted) {
 
     public BulkReplay {
         outcomes = List.copyOf(outcomes);
     }
 
+    /**
+     * The state as one DynamoDB item (at most 400 KB) can keep it: every step while they fit in {@code budgetBytes}, else
+     * the jobs that were not replayed first (what an operator must look at), then the newest replayed ones, in their order;
+     * {@link #stepsOmitted} counts the steps left out (each job's replay is in the audit trail all the same).
+     */
+    public BulkReplay fittedTo(int budgetBytes) {
+        int total = outcomes.stream().mapToInt(Step::bytes).sum();
+        if (total <= budgetBytes) {
+            return this;
+        }
+        boolean[] keep = new boolean[outcomes.size()];
+        int used = 0;
+        for (int i = 0; i < outcomes.size(); i++) {
+            Step s = outcomes.get(i);
+            if (!s.outcome().equals("REPLAYED") && used + s.bytes() <= budgetBytes) {
+                keep[i] = true;
+                used += s.bytes();
+            }
+        }
+        for (int i = outcomes.size() - 1; i >= 0; i--) {
+            Step s = outcomes.get(i);
+            if (!keep[i] && s.outcome().equals("REPLAYED") && used + s.bytes() <= budgetBytes) {
+                keep[i] = true;
+                used += s.bytes();
+            }
+        }
+        List<Step> kept = new java.util.ArrayList<>();
+        for (int i = 0; i < outcomes.size(); i++) {
+            if (keep[i]) {
+                kept.add(outcomes.get(i));
+            }
+        }
+        return new BulkReplay(id, actor, reason, tenant, failureClass, selected, status, canaryJobId, canaryOutcome, kept, startedAt,
+                updatedAt, finishedAt, detail, stepsOmitted + outcomes.size() - kept.size());
+    }
+
     /** One job's replay in the batch: its id, what the replay came to, and why when it was not replayed. */
     public record Step(String jobId, String outcome, String detail) {
+        /** About what the step takes in a stored item: its strings in UTF-8 and the names around them. */
+        int bytes() {
+            return 16 + utf8(jobId) + utf8(outcome) + utf8(detail);
+        }
+
+        private static int utf8(String s) {
+            return s == null ? 0 : s.getBytes(java.nio.charset.StandardCharsets.UTF_8).length;
+        }
     }
 
     /** Where a bulk replay is. */
@@ -55,6 +100,6 @@ public record BulkReplay(
 
     BulkReplay next(Status status, String canaryOutcome, List<Step> outcomes, Instant now, boolean finished, String detail) {
         return new BulkReplay(id, actor, reason, tenant, failureClass, selected, status, canaryJobId, canaryOutcome, outcomes, startedAt, now,
-                finished ? now : null, detail);
+                finished ? now : null, detail, stepsOmitted);
     }
 }

@@ -52,6 +52,10 @@ public class BulkReplays {
     private final CodeVersion codeVersion;
     private final PoisonGuardConfig.Replay settings;
     private final Map<String, BulkReplay> running = new ConcurrentHashMap<>();
+    /** Batches that ended here whose final state the store did not take: this instance answers for them. */
+    private final Map<String, BulkReplay> unkept = new ConcurrentHashMap<>();
+    private static final int FINAL_WRITES = 3;
+    private static final java.time.Duration FINAL_WRITE_PAUSE = java.time.Duration.ofSeconds(1);
 
     public BulkReplays(OperatorActions actions, QuarantineStore quarantine, LedgerStore ledger, AuditLog audit, BulkReplayStore store,
                        Clock clock, CodeVersion codeVersion, PoisonGuardConfig config) {
@@ -73,6 +77,9 @@ public class BulkReplays {
     /** The batch as this instance runs it, else as it was last kept by whichever instance ran it. */
     public Optional<BulkReplay> find(String id) {
         BulkReplay local = running.get(id);
+        if (local == null) {
+            local = unkept.get(id);
+        }
         return local != null ? Optional.of(local) : store.find(id);
     }
 
@@ -89,13 +96,13 @@ public class BulkReplays {
         if (jobIds.isEmpty()) {
             BulkReplay none = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), 0,
                     BulkReplay.Status.NOTHING_TO_REPLAY, null, null, List.of(), now, now, now,
-                    "no job in the selection can be replayed now (see the dry run)");
+                    "no job in the selection can be replayed now (see the dry run)", 0);
             store.put(none);
             audited(none);
             return none;
         }
         BulkReplay started = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), jobIds.size(),
-                BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected");
+                BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected", 0);
         store.put(started);
         running.put(id, started);
         Thread.ofVirtual().name("bulk-replay-" + id).start(() -> {
@@ -131,9 +138,17 @@ public class BulkReplays {
         finish(batch, BulkReplay.Status.COMPLETED, canaryOutcome, outcomes, replayed + " of " + jobIds.size() + " jobs replayed");
     }
 
+    /**
+     * Keeps the batch's state after a step. A write the store refuses does not stop the batch (its jobs are replayed and
+     * audited one by one all the same): this instance answers for it meanwhile, and the next step's write keeps it.
+     */
     private void progress(BulkReplay state) {
         running.put(state.id(), state);
-        store.put(state);
+        try {
+            store.put(state);
+        } catch (RuntimeException e) {
+            LOG.warnf("Bulk replay %s: keeping its progress failed (%s); the next step keeps it", state.id(), e.getClass().getSimpleName());
+        }
     }
 
     static BulkReplay.Step step(ActionOutcome o) {
@@ -168,14 +183,38 @@ public class BulkReplays {
         return "TIMED_OUT after " + settings.canaryTimeout().toSeconds() + "s";
     }
 
+    /**
+     * Ends the batch: its final state is written (tried {@value #FINAL_WRITES} times; if the store never takes it, this
+     * instance goes on answering with it) and audited, whatever the store did.
+     */
     private void finish(BulkReplay batch, BulkReplay.Status status, String canaryOutcome, List<BulkReplay.Step> outcomes, String detail) {
         BulkReplay done = batch.next(status, canaryOutcome, outcomes, clock.instant(), true, detail);
-        try {
-            store.put(done);
-        } finally {
-            running.remove(batch.id());
+        if (!keep(done)) {
+            unkept.put(done.id(), done);
         }
-        audited(done);
+        running.remove(batch.id());
+        try {
+            audited(done);
+        } catch (RuntimeException e) {
+            LOG.errorf("Bulk replay %s ended %s but its audit entry was not written (%s): %s", done.id(), done.status(),
+                    e.getClass().getSimpleName(), done.detail());
+        }
+    }
+
+    private boolean keep(BulkReplay done) {
+        for (int i = 1; i <= FINAL_WRITES; i++) {
+            try {
+                store.put(done);
+                return true;
+            } catch (RuntimeException e) {
+                LOG.warnf("Bulk replay %s: keeping its final state failed (%s), try %d of %d", done.id(), e.getClass().getSimpleName(),
+                        i, FINAL_WRITES);
+                if (i < FINAL_WRITES) {
+                    LockSupport.parkNanos(FINAL_WRITE_PAUSE.toNanos());
+                }
+            }
+        }
+        return false;
     }
 
     private void audited(BulkReplay done) {

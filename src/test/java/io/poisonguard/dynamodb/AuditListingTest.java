@@ -136,12 +136,34 @@ class AuditListingTest {
         DynamoBulkReplayStore store = new DynamoBulkReplayStore(dynamo, names.bulkReplaysTable(), Clock.fixed(NOW, ZoneOffset.UTC));
         BulkReplay b = new BulkReplay("b-1", "olga", "reader fixed", "tenant-a", FailureClass.PERMANENT, 3, BulkReplay.Status.WIDENING, "a-1",
                 "SUCCEEDED", List.of(new BulkReplay.Step("a-1", "REPLAYED", "generation 2"), new BulkReplay.Step("a-2", "REFUSED_CONFLICT", null)),
-                NOW.minusSeconds(60), NOW, null, "3 jobs selected");
+                NOW.minusSeconds(60), NOW, null, "3 jobs selected", 0);
         store.put(b);
         assertEquals(Optional.of(b), store.find("b-1"));
         assertEquals(Optional.empty(), store.find("b-2"));
         DynamoBulkReplayStore later = new DynamoBulkReplayStore(dynamo, names.bulkReplaysTable(),
                 Clock.fixed(NOW.plus(DynamoBulkReplayStore.KEPT), ZoneOffset.UTC));
         assertEquals(Optional.empty(), later.find("b-1"), "past its retention a batch reads as gone");
+    }
+
+    @Test
+    void aLargeBatchsStateFitsItsItemAndKeepsEveryJobThatWasNotReplayed() {
+        DynamoBulkReplayStore store = new DynamoBulkReplayStore(dynamo, names.bulkReplaysTable(), Clock.fixed(NOW, ZoneOffset.UTC));
+        List<BulkReplay.Step> steps = new java.util.ArrayList<>();
+        for (int i = 0; i < 7000; i++) {
+            steps.add(new BulkReplay.Step(java.util.UUID.randomUUID().toString(), "REPLAYED", "generation 2"));
+            if (i % 1000 == 500) {
+                steps.add(new BulkReplay.Step("refused-" + i, "REFUSED_TENANT_NOT_AUTHORIZED", "tenant 'tenant-a' is SUSPENDED"));
+            }
+        }
+        BulkReplay b = new BulkReplay("b-big", "olga", "reader fixed", "tenant-a", FailureClass.PERMANENT, steps.size(),
+                BulkReplay.Status.COMPLETED, steps.get(0).jobId(), "SUCCEEDED", steps, NOW.minusSeconds(600), NOW, NOW, "done", 0);
+
+        store.put(b);
+
+        BulkReplay read = store.find("b-big").orElseThrow();
+        assertEquals(BulkReplay.Status.COMPLETED, read.status());
+        assertEquals(steps.stream().filter(st -> !st.outcome().equals("REPLAYED")).toList(),
+                read.outcomes().stream().filter(st -> !st.outcome().equals("REPLAYED")).toList(), "every job not replayed is named");
+        assertEquals(steps.size(), read.outcomes().size() + read.stepsOmitted(), "the steps left out are counted");
     }
 }

@@ -21,6 +21,8 @@ import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.Tokens;
 import io.quarkus.arc.ClientProxy;
 import io.quarkus.test.junit.QuarkusMock;
+import io.poisonguard.replay.BulkReplay;
+import io.poisonguard.replay.BulkReplayStore;
 import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import io.restassured.http.ContentType;
@@ -88,6 +90,8 @@ class ReplayFlowTest extends FlowTest {
     PayloadVault vault;
     @Inject
     QueueUrls urls;
+    @Inject
+    BulkReplayStore bulkStore;
 
     Queues queues;
     final String operator = Tokens.of("olga", "operator");
@@ -488,5 +492,55 @@ class ReplayFlowTest extends FlowTest {
             return !s.equals("CANARY_RUNNING") && !s.equals("WIDENING");
         });
         return given().auth().oauth2(viewer).get("/ops/replays/" + id).then().extract().path("status");
+    }
+
+    @Test
+    void aBulkReplayWhoseProgressOrFinalStateIsNotKeptOnceStillCompletesAndIsAuditedAsCompleted() {
+        tenant("t-bulk-flaky", "ACTIVE", "permit-report");
+        List<String> jobs = List.of("bf-1", "bf-2", "bf-3");
+        jobs.forEach(id -> queues.send(Queues.permitV1("P-" + id), Queues.permitAttributes(id, "t-bulk-flaky", 1)));
+        await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream().allMatch(id -> state(id) == JobState.QUARANTINED
+                && quarantine.find(key(id)).isPresent()) && queues.depth(names.jobsQueue()) == 0);
+        // DynamoDB refuses one progress write and the first write of the final state (a throttle, a 5xx).
+        FlakyBulkStore flaky = new FlakyBulkStore(bulkStore);
+        QuarkusMock.installMockForType(flaky, BulkReplayStore.class);
+        handler.legacyReader(true);
+
+        String id = given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("failureClass", "PERMANENT",
+                "tenant", "t-bulk-flaky", "limit", 10, "reason", "reader shipped", "dryRun", false)).post("/ops/replays")
+                .then().statusCode(202).extract().path("id");
+
+        assertEquals("COMPLETED", awaitBatch(id));
+        assertEquals(3, (int) given().auth().oauth2(viewer).get("/ops/replays/" + id).then().extract().path("outcomes.size()"));
+        assertEquals(2, flaky.refused.get(), "both refusals happened");
+        AuditEntry entry = audit.forJob("bulk:" + id, 10).stream().findFirst().orElseThrow(() -> new AssertionError("not audited"));
+        assertEquals("COMPLETED", entry.outcome(), entry.detail());
+        await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream().allMatch(j -> state(j) == JobState.SUCCEEDED));
+    }
+
+    /** The service's bulk replay store, except that it refuses the first WIDENING write and the first COMPLETED one. */
+    static final class FlakyBulkStore implements BulkReplayStore {
+        final BulkReplayStore real;
+        final java.util.concurrent.atomic.AtomicInteger refused = new java.util.concurrent.atomic.AtomicInteger();
+        final java.util.Set<BulkReplay.Status> refusedOnce = java.util.concurrent.ConcurrentHashMap.newKeySet();
+
+        FlakyBulkStore(BulkReplayStore real) {
+            this.real = ClientProxy.unwrap(real);
+        }
+
+        @Override
+        public void put(BulkReplay batch) {
+            if ((batch.status() == BulkReplay.Status.WIDENING || batch.status() == BulkReplay.Status.COMPLETED)
+                    && refusedOnce.add(batch.status())) {
+                refused.incrementAndGet();
+                throw new StoreUnavailable("the bulk replay table", false, SdkClientException.create("connection reset"));
+            }
+            real.put(batch);
+        }
+
+        @Override
+        public Optional<BulkReplay> find(String id) {
+            return real.find(id);
+        }
     }
 }
