@@ -20,6 +20,7 @@ import jakarta.ws.rs.core.MediaType;
 import java.time.Clock;
 import java.util.LinkedHashMap;
 import java.util.Map;
+import java.util.Optional;
 
 /**
  * Whether this worker consumes, and why not: breakers, the systemic-failure guard (with the
@@ -74,8 +75,9 @@ public class ConsumptionResource {
     public Map<String, Object> resume(ResumeRequest request) {
         String reason = OpsResource.requireReason(request == null ? null : request.reason());
         String actor = Actor.of(identity);
-        String signature = guard.trip().map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
-        boolean wasTripped = guard.resume(actor);
+        Optional<SystemicWatch.Trip> cleared = guard.resume(actor);
+        boolean wasTripped = cleared.isPresent();
+        String signature = cleared.map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
         audit.append(new AuditEntry(AUDIT_KEY, null, clock.instant(), actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
                 null, null, wasTripped ? "RESUMED" : "NOT_TRIPPED", signature));
         Map<String, Object> b = state();

@@ -67,13 +67,16 @@ public class SystemicGuard {
         }
     }
 
-    /** An operator resumes consumption; returns whether the guard was tripped. */
-    public synchronized boolean resume(String actor) {
-        boolean was = watch.resume();
-        if (was) {
+    /**
+     * An operator resumes consumption; returns the trip it cleared, read in the same step (a trip that starts while the
+     * request is on its way is the one cleared, and the one named).
+     */
+    public synchronized Optional<SystemicWatch.Trip> resume(String actor) {
+        Optional<SystemicWatch.Trip> cleared = watch.trip();
+        if (watch.resume()) {
             resumed("resumed by " + actor);
         }
-        return was;
+        return cleared;
     }
 
     public synchronized SystemicWatch.Admit admit() {
