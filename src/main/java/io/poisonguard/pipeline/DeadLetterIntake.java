@@ -2,6 +2,7 @@ package io.poisonguard.pipeline;
 
 import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.admission.JobIdentity;
+import io.poisonguard.admission.WireSize;
 import io.poisonguard.admission.Preflight;
 import io.poisonguard.admission.WireAttributes;
 import io.poisonguard.alerts.Alerts;
@@ -186,7 +187,16 @@ public class DeadLetterIntake {
                 LOG.infof("Job %s: deleted a copy found in the dead-letter queue: %s", jobId, finished.why());
                 return false;
             }
-            case Adoption.AlreadyParked already -> parked = already.current();
+            case Adoption.AlreadyParked already -> {
+                if (!vault.enabled() && quarantine.find(key).map(r -> r.deadLetter() != null
+                        && r.deadLetter().state() == DeadLetterCopy.State.REFUSED).orElse(false)) {
+                    // The DLQ refused this job's labelled copy for good and nothing else holds its payload: the original
+                    // stays as it is (a replay finds it by its job id), and it is not offered to the DLQ again every sweep.
+                    LOG.debugf("Job %s: its dead-letter original stays as it is (the labelled copy was refused)", jobId);
+                    return false;
+                }
+                parked = already.current();
+            }
             case Adoption.Quarantine q -> {
                 try {
                     parked = ledger.write(q.next());
@@ -204,15 +214,22 @@ public class DeadLetterIntake {
             kept = true;
         }
         DeadLetterCopy copy;
+        // One too large to copy whole with its labels keeps its body and the contract's attributes, as a quarantine's does.
+        InboundMessage labelled = WireSize.deadLetterCopyFits(m) ? m : WireSize.contractOnly(m);
         try {
-            copy = DeadLetterCopy.sent(deadLetters.send(m, jobId, failureClass, parked.attempt(), parked.quarantineReason()));
+            copy = DeadLetterCopy.sent(deadLetters.send(labelled, jobId, failureClass, parked.attempt(), parked.quarantineReason()));
         } catch (RuntimeException e) {
             Optional<String> refusal = refusals.permanent(e);
-            if (refusal.isEmpty() || !kept) {
+            if (refusal.isEmpty()) {
                 // The original stays in the DLQ and the ledger says QUARANTINED: the next sweep finishes the adoption.
                 LOG.warnf("Job %s: re-sending its dead-letter copy failed (%s); the next sweep tries again", jobId,
-                        refusal.orElse(e.getClass().getSimpleName()));
+                        e.getClass().getSimpleName());
                 return false;
+            }
+            if (!kept) {
+                // The queue will never take the labelled copy and nothing else holds the payload: the original stays in
+                // the DLQ as it came (it is the payload), and the record and alert say so now rather than never.
+                return recordRefusedOriginal(m, key, parked, failureClass, refusal.get(), now);
             }
             // The queue will never take the re-labelled copy, and the vault holds the payload: the record names the refusal.
             copy = DeadLetterCopy.refused(refusal.get(), false);
@@ -238,6 +255,25 @@ public class DeadLetterIntake {
                     m.receiveCount(), parked.generation());
         } else {
             LOG.infof("Job %s: a dead-letter copy without quarantine attributes was marked as one of its copies (already quarantined)", jobId);
+        }
+        return first;
+    }
+
+    /** Records (and alerts, once) an orphan whose labelled copy the DLQ refuses for good, the vault off: the original stays. */
+    private boolean recordRefusedOriginal(InboundMessage m, JobKey key, LedgerRecord parked, FailureClass failureClass, String refusal,
+                                          Instant now) {
+        io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(parked.tenant(), parked.jobType());
+        DeadLetterCopy copy = DeadLetterCopy.refused(refusal + " (the original stays in the dead-letter queue as it came)", true);
+        QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
+                config.retention().quarantine(), List.of(), copy, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()))
+                .withReceiveCount(m.receiveCount());
+        boolean first = quarantine.putIfAbsent(record);
+        if (first) {
+            metrics.quarantined(failureClass);
+            metrics.adoptedFromDeadLetters();
+            alerts.quarantined(parked, owner);
+            LOG.warnf("Job %s adopted from the dead-letter queue, its labelled copy refused (%s): the original stays there as it came",
+                    key.jobId(), refusal);
         }
         return first;
     }

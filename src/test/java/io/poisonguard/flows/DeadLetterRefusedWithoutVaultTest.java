@@ -1,5 +1,7 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.QuarantineRecord;
@@ -28,11 +30,15 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 @QuarkusTest
 @TestProfile(DeadLetterRefusedWithoutVaultTest.Profile.class)
 class DeadLetterRefusedWithoutVaultTest extends FlowTest {
+    @jakarta.inject.Inject
+    io.poisonguard.replay.PayloadArchive archive;
+
     public static class Profile extends DeadLetterRefusedTest.Profile {
         @Override
         public Map<String, String> getConfigOverrides() {
             Map<String, String> c = new HashMap<>(super.getConfigOverrides());
             c.put("poison-guard.payload-vault.enabled", "false");
+            c.put("poison-guard.dead-letter.sweep-interval", "1s");
             return c;
         }
     }
@@ -51,5 +57,36 @@ class DeadLetterRefusedWithoutVaultTest extends FlowTest {
         assertEquals(0, queues.depth(names.deadLetterQueue()));
         assertEquals(1, queues.depth(names.jobsQueue()), "the source message is kept for the redrive policy");
         assertEquals(1, AlertSinks.WEBHOOK.stream().filter(a -> a.contains("\"refused-2\"")).count(), "one alert");
+    }
+
+    @Test
+    void anOrphanInTheDeadLetterQueueWhoseLabelledCopyIsRefusedIsRecordedAndAlertedOnceAndKeptAsItIs() {
+        // Moved to the DLQ by SQS's redrive or by hand, with no quarantine attributes; the DLQ refuses its labelled copy for
+        // good (over 1 MiB with the labels), and without the vault the original is the only copy of the payload.
+        Queues queues = queues();
+        sqs.sendMessage(b -> b.queueUrl(queues.url(names.deadLetterQueue())).messageBody(Queues.permitV3("P-ORPHAN-R"))
+                .messageAttributes(Queues.sdk(Queues.permitAttributes("orphan-r", "tenant-r", 3))));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("orphan-r")).isPresent());
+        QuarantineRecord q = quarantine.find(key("orphan-r")).orElseThrow();
+        assertEquals(FailureClass.REDRIVEN, q.failureClass());
+        assertEquals(DeadLetterCopy.State.REFUSED, q.deadLetter().state());
+        assertEquals(JobState.QUARANTINED, state("orphan-r"));
+        int sends = RefusingDeadLetterSink.SENDS.get();
+        // Later sweeps leave it be: one alert, the original still in the DLQ, no more refused sends.
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() ->
+                AlertSinks.WEBHOOK.stream().filter(a -> a.contains("\"orphan-r\"")).count() == 1);
+        assertEquals(1, queues.depth(names.deadLetterQueue()), "the original stays: nothing else holds the payload");
+        assertEquals(sends, RefusingDeadLetterSink.SENDS.get(), "a refused copy is not tried again every sweep");
+        // The replay scan finds the original by its job id.
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            var found = archive.find(key("orphan-r")).copies();
+            if (found.isEmpty()) {
+                return false;
+            }
+            // Leave the DLQ as the other test expects it.
+            assertEquals(1, archive.delete(found));
+            return true;
+        });
     }
 }
