@@ -80,7 +80,7 @@ public final class Classifier {
     }
 
     /** Outermost first; stops at cycles. */
-    static List<Throwable> causeChain(Throwable thrown) {
+    public static List<Throwable> causeChain(Throwable thrown) {
         List<Throwable> chain = new ArrayList<>();
         Set<Throwable> seen = Collections.newSetFromMap(new IdentityHashMap<>());
         for (Throwable t = thrown; t != null && seen.add(t); t = t.getCause()) {

@@ -220,7 +220,8 @@ public class AttemptStage {
     }
 
     private AttemptResult failed(Throwable t) {
-        for (Throwable c = t; c != null; c = c.getCause() == c ? null : c.getCause()) {
+        // Each cause once: two exceptions may be each other's cause, and following getCause() alone would never end.
+        for (Throwable c : Classifier.causeChain(t)) {
             if (c instanceof StoreUnavailable down) {
                 return new AttemptResult.StoreDown(down);
             }

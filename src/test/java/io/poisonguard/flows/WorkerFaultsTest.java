@@ -54,6 +54,19 @@ class WorkerFaultsTest extends FlowTest {
     }
 
     @Test
+    @Order(0)
+    void aHandlerFailureWhoseCausesFormACycleIsClassifiedAndEndsItsAttempt() {
+        send("cyclic-1", "cyclic");
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> quarantine.find(key("cyclic-1")).isPresent());
+        LedgerRecord r = ledger.find(key("cyclic-1")).orElseThrow();
+        assertEquals(FailureClass.PERMANENT, r.quarantineClass(), r.history().toString());
+        assertTrue(r.history().stream().allMatch(e -> e.outcome() == AttemptOutcome.FAILED), r.history().toString());
+        await().atMost(Duration.ofSeconds(5)).until(() -> handler.running() == 0);
+        management().get("/q/health/live").then().statusCode(200);
+    }
+
+    @Test
     @Order(1)
     void aHungHandlerIsInterruptedAtItsDeadlineAndQuarantinedAsTimeoutWhileHealthyJobsKeepFlowing() {
         send("hung-1", "hang");

@@ -59,6 +59,13 @@ public class ScriptedHandler implements JobHandler {
                     }
                 }
                 case "illegal" -> throw new IllegalArgumentException("unsupported endpoint scheme");
+                case "cyclic" -> {
+                    // Two exceptions that are each other's cause: legal, and what some libraries' wrappers end up with.
+                    IllegalArgumentException a = new IllegalArgumentException("unsupported endpoint scheme");
+                    IllegalStateException b = new IllegalStateException("request failed", a);
+                    a.initCause(b);
+                    throw a;
+                }
                 case "deferred-fails-once" -> context.onceOnSuccess(DEFERRED_EFFECT, () -> {
                     int n = deferredRuns.computeIfAbsent(job.jobId(), k -> new AtomicInteger()).incrementAndGet();
                     if (n == 1) {
