@@ -44,6 +44,8 @@ public class LedgerGate {
     private final String worker;
     private final Duration probeInterval;
     private final Queue<LedgerRecord> unsettled = new ConcurrentLinkedQueue<>();
+    /** Attempts' endings that could not be written within the outcome patience: written once the ledger answers. */
+    private final Queue<LedgerRecord> unwritten = new ConcurrentLinkedQueue<>();
     /** Held by the one caller that probes; others do not wait behind a probe that may take seconds. */
     private final ReentrantLock probing = new ReentrantLock();
     private volatile Instant downSince;
@@ -75,6 +77,15 @@ public class LedgerGate {
      */
     void unsettled(LedgerRecord intendedStart) {
         unsettled.add(intendedStart);
+    }
+
+    /**
+     * An attempt's ending that was not written within {@code ledger-gate.outcome-patience}: written once the ledger answers
+     * again, before consumption resumes, if the record is still that attempt's. Left ACTIVE, its lease would run out and
+     * the copy that comes back would charge the job a crash for the ledger's outage, and run it (and its effects) again.
+     */
+    void unwritten(LedgerRecord intendedEnding) {
+        unwritten.add(intendedEnding);
     }
 
     /** When the ledger went quiet, if it is. */
@@ -156,6 +167,20 @@ public class LedgerGate {
                             intended.jobId(), intended.attempt());
                 } catch (LedgerConflict moved) {
                     LOG.debugf("Job %s moved on before its unsettled start was released", intended.jobId());
+                }
+            }
+            it.remove();
+        }
+        for (Iterator<LedgerRecord> it = unwritten.iterator(); it.hasNext(); ) {
+            LedgerRecord intended = it.next();
+            Optional<LedgerRecord> stored = ledger.findOwn(JobKey.of(intended));
+            if (stored.isPresent() && Ownership.stillRunning(stored.get(), intended, worker)) {
+                try {
+                    ledger.write(intended.withVersion(stored.get().version()));
+                    LOG.infof("Job %s: attempt %d's ending, not written while the ledger did not answer, is written now (%s)",
+                            intended.jobId(), intended.attempt(), intended.state());
+                } catch (LedgerConflict moved) {
+                    LOG.debugf("Job %s moved on before its unwritten ending was written", intended.jobId());
                 }
             }
             it.remove();

@@ -157,7 +157,7 @@ public class OutcomeStage {
                     found = ledger.findOwn(JobKey.of(next));
                 } catch (StoreUnavailable down) {
                     // The read that would tell fails too: wait for the ledger, then write and read again.
-                    if (!waitedForLedger(down, giveUp, m)) {
+                    if (!waitedForLedger(down, giveUp, m, intended)) {
                         return Optional.empty();
                     }
                     continue;
@@ -168,7 +168,7 @@ public class OutcomeStage {
                 }
                 next = intended.withVersion(stored.version());
             } catch (StoreUnavailable down) {
-                if (!waitedForLedger(down, giveUp, m)) {
+                if (!waitedForLedger(down, giveUp, m, intended)) {
                     return Optional.empty();
                 }
             }
@@ -179,9 +179,10 @@ public class OutcomeStage {
      * The ledger did not answer: closes the gate and, unless patience ran out by {@code giveUp} (false then), keeps
      * the copy hidden and waits for the gate's probes to find the ledger answering again.
      */
-    private boolean waitedForLedger(StoreUnavailable down, Instant giveUp, InboundMessage m) {
+    private boolean waitedForLedger(StoreUnavailable down, Instant giveUp, InboundMessage m, LedgerRecord intended) {
         ledgerGate.unavailable(down);
         if (!clock.instant().isBefore(giveUp)) {
+            ledgerGate.unwritten(intended);
             return false;
         }
         keepHidden(m);

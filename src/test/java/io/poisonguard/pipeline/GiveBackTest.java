@@ -112,4 +112,66 @@ class GiveBackTest {
         assertEquals(AttemptOutcome.ABANDONED, stored.currentEntry().outcome(), "the attempt's end was written");
         assertTrue(queue.changes.contains(config.consumer().visibilityTimeout()), "the copy was kept hidden meanwhile: " + queue.changes);
     }
+
+    /** A ledger that answers nothing while {@code down} is set. */
+    static final class DownLedger extends HeartbeatRenewalTest.Ledger {
+        volatile boolean down;
+
+        private void answer() {
+            if (down) {
+                throw new io.poisonguard.ledger.StoreUnavailable("the ledger", false, new java.net.SocketTimeoutException("read timed out"));
+            }
+        }
+
+        @Override
+        public LedgerRecord write(LedgerRecord next) {
+            answer();
+            return super.write(next);
+        }
+
+        @Override
+        public Optional<LedgerRecord> find(io.poisonguard.ledger.JobKey key) {
+            answer();
+            return super.find(key);
+        }
+    }
+
+    /**
+     * An outage longer than {@code ledger-gate.outcome-patience}: the ending cannot be written in time and the copy is left to
+     * redeliver. The attempt's record must not stay ACTIVE until its lease runs out, or the next copy charges the job a crash
+     * for the ledger's outage (and runs it, and sends its notice, again).
+     */
+    @Test
+    void anEndingNotWrittenWithinThePatienceIsWrittenWhenTheLedgerAnswersBeforeConsumptionResumes() {
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.ledger-gate.outcome-patience", "5s").build();
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands() {
+            @Override
+            public java.time.Instant instant() {
+                now = now.plusSeconds(1);
+                return now;
+            }
+        };
+        DownLedger ledger = new DownLedger();
+        Visibility queue = new Visibility();
+        Decisions decisions = new Decisions(Settings.policy(config));
+        SplittableRandom random = new SplittableRandom(1);
+        Metrics metrics = new Metrics(new SimpleMeterRegistry());
+        LedgerGate gate = new LedgerGate(ledger, decisions, clock, metrics, "worker-1", config);
+        OutcomeStage outcomes = new OutcomeStage(ledger, queue, null, decisions, clock, random, metrics,
+                null, null, null, null, gate, null, config, "worker-1");
+        Intake intake = decisions.intake(LedgerRecord.fresh("job-1", "tenant-a", "permit-report", 1, clock.now), Optional.empty(), 1,
+                clock.now, "worker-1", new Decisions.Lane(false, 3), random);
+        LedgerRecord started = ledger.write(((Intake.Run) intake).next());
+        InboundMessage m = new InboundMessage("m1", "rh1", "{}", Map.of(), clock.now, 1, clock.now);
+
+        ledger.down = true;
+        outcomes.giveBack(started, m, "the worker is stopping");
+        assertEquals(AttemptOutcome.RUNNING, ledger.items.get("job-1").currentEntry().outcome(), "patience ran out, nothing written");
+
+        ledger.down = false;
+        assertTrue(gate.awaitOpen(Duration.ofMinutes(1)), "the gate opens once the ledger answers");
+        LedgerRecord stored = ledger.items.get("job-1");
+        assertEquals(AttemptOutcome.ABANDONED, stored.currentEntry().outcome(), "the ending was written before consumption resumed");
+        assertNull(stored.leaseOwner(), "no lease is left to run out and be charged as a crash");
+    }
 }
