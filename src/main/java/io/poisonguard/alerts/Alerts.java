@@ -129,17 +129,18 @@ public class Alerts {
         dispatches.forEach(d -> d.offer(alert));
     }
 
+    /**
+     * At shutdown (after the poller stopped, so the last jobs' alerts are queued): every route delivers what it holds, all
+     * at once, within one {@link AlertDispatch#DRAIN}; what is left then is counted as dropped. Each notifier is closed
+     * after its last send.
+     */
     @PreDestroy
     void close() {
-        dispatches.forEach(AlertDispatch::close);
-        ownerRoutes.values().forEach(l -> l.forEach(AlertDispatch::close));
-        escalationRoutes.values().forEach(l -> l.forEach(AlertDispatch::close));
-        notifiers.stream().filter(n -> n instanceof AutoCloseable).forEach(n -> {
-            try {
-                ((AutoCloseable) n).close();
-            } catch (Exception e) {
-                LOG.debugf("closing %s: %s", n.name(), e.getMessage());
-            }
-        });
+        List<AlertDispatch> all = new ArrayList<>(dispatches);
+        ownerRoutes.values().forEach(all::addAll);
+        escalationRoutes.values().forEach(all::addAll);
+        all.forEach(AlertDispatch::shutdown);
+        java.time.Instant deadline = java.time.Instant.now().plus(AlertDispatch.DRAIN);
+        all.forEach(d -> d.close(deadline));
     }
 }

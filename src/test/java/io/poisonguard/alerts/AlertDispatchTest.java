@@ -65,6 +65,55 @@ class AlertDispatchTest {
     }
 
     @Test
+    void alertsQueuedWhenTheServiceStopsAreDeliveredBeforeCloseReturnsAndThoseItCannotWaitForAreCounted() throws Exception {
+        List<String> delivered = new CopyOnWriteArrayList<>();
+        AtomicInteger closed = new AtomicInteger();
+        class Slow implements Notifier, AutoCloseable {
+            @Override
+            public String name() {
+                return "sns";
+            }
+
+            @Override
+            public void send(Alert alert) throws Exception {
+                Thread.sleep(200); // stands for a publish's round trip
+                delivered.add(alert.jobId());
+            }
+
+            @Override
+            public void close() {
+                closed.incrementAndGet();
+            }
+        }
+        AtomicInteger drops = new AtomicInteger();
+        AlertDispatch dispatch = new AlertDispatch(new Slow(), 2, 5, name -> drops.incrementAndGet());
+        for (int i = 0; i < 3; i++) {
+            assertTrue(dispatch.offer(alert(i)));
+        }
+        // The last quarantines of a stopping worker: their alerts were queued, the process is about to exit.
+        dispatch.close();
+        assertEquals(3, delivered.size(), "delivered before close returned: " + delivered);
+        assertEquals(1, closed.get(), "the notifier is closed after its last send");
+
+        AlertDispatch stuck = new AlertDispatch(new Notifier() {
+            @Override
+            public String name() {
+                return "webhook";
+            }
+
+            @Override
+            public void send(Alert alert) throws Exception {
+                Thread.sleep(Duration.ofMinutes(10));
+            }
+        }, 1, 5, name -> drops.incrementAndGet());
+        for (int i = 0; i < 4; i++) {
+            stuck.offer(alert(i));
+        }
+        stuck.close(Instant.now().plusMillis(300));
+        assertEquals(4, drops.get(), "the one in delivery and the three waiting are counted as dropped");
+    }
+
+    @Test
     void snsSubjectsArePrintableAsciiUnderOneHundredCharacters() {
         String subject = SnsNotifier.subject("poison-guard: job.quarantined " + "é\n".repeat(30) + "x".repeat(200));
         assertTrue(subject.length() < 100, subject.length() + "");
