@@ -403,6 +403,30 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         return out;
     }
 
+    @Override
+    public Waiting waiting(FailureClass failureClass, Instant now, int max) {
+        long count = 0;
+        Instant oldest = null;
+        Map<String, AttributeValue> start = null;
+        do {
+            // Oldest first, only the time of each match: the first match is the oldest waiting job.
+            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_CLASS)
+                    .keyConditionExpression("failureClass = :c")
+                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)")
+                    .projectionExpression("quarantinedAt")
+                    .expressionAttributeNames(Map.of("#status", "status"))
+                    .expressionAttributeValues(Map.of(":c", Attrs.s(failureClass.name()),
+                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()), ":now", Attrs.epochSeconds(now)))
+                    .scanIndexForward(true).exclusiveStartKey(start).build());
+            if (oldest == null && !page.items().isEmpty()) {
+                oldest = Attrs.instantMillis(page.items().get(0), "quarantinedAt");
+            }
+            count += page.items().size();
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null && count < max);
+        return new Waiting(Math.min(count, max), Optional.ofNullable(oldest));
+    }
+
     /** The job key of a stored item: a key without a tenant part is the key of a copy that named no valid tenant. */
     private static JobKey keyOf(Map<String, AttributeValue> item) {
         String storage = Attrs.str(item, KEY);

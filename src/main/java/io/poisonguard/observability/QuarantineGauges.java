@@ -3,9 +3,6 @@ package io.poisonguard.observability;
 import io.micrometer.core.instrument.Gauge;
 import io.micrometer.core.instrument.MeterRegistry;
 import io.poisonguard.failure.FailureClass;
-import io.poisonguard.quarantine.QuarantineQuery;
-import io.poisonguard.quarantine.QuarantineRecord;
-import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.quarkus.scheduler.Scheduled;
 import jakarta.enterprise.context.ApplicationScoped;
@@ -17,7 +14,6 @@ import java.time.Instant;
 import java.util.EnumMap;
 import java.util.List;
 import java.util.Map;
-import java.util.Optional;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.atomic.AtomicLong;
 
@@ -73,11 +69,9 @@ public class QuarantineGauges {
         try {
             Instant now = clock.instant();
             for (FailureClass c : FailureClass.values()) {
-                List<QuarantineRecord> waiting = quarantine.list(new QuarantineQuery(Optional.of(c), Optional.empty(), Optional.empty(),
-                        Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), MAX_COUNTED, Optional.empty()), now).items();
-                counts.get(c).set(waiting.size());
-                oldest.get(c).set(waiting.stream().map(QuarantineRecord::quarantinedAt).min(Instant::compareTo)
-                        .map(t -> Duration.between(t, now).toSeconds()).orElse(0L));
+                QuarantineStore.Waiting waiting = quarantine.waiting(c, now, MAX_COUNTED);
+                counts.get(c).set(waiting.count());
+                oldest.get(c).set(waiting.oldest().map(t -> Math.max(0, Duration.between(t, now).toSeconds())).orElse(0L));
             }
             depths.read().forEach((q, n) -> queueDepth.get(q).set(n));
         } catch (RuntimeException e) {

@@ -44,4 +44,14 @@ public interface QuarantineStore {
 
     /** Live records of one class still waiting (status QUARANTINED) and quarantined at or before {@code before}, oldest first. */
     List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant before, Instant now, int limit);
+
+    /**
+     * How many jobs of the class wait in quarantine now (QUARANTINED, not expired), counted up to {@code max}, and when the
+     * oldest was quarantined: for the gauges, so it reads past records of the class that are no longer waiting, however many.
+     */
+    Waiting waiting(FailureClass failureClass, Instant now, int max);
+
+    /** Jobs of one class waiting in quarantine: how many, and the oldest's quarantine time (empty when none waits). */
+    record Waiting(long count, java.util.Optional<Instant> oldest) {
+    }
 }
