@@ -7,21 +7,24 @@ import org.eclipse.microprofile.health.HealthCheckResponse;
 import org.eclipse.microprofile.health.Liveness;
 
 /**
- * DOWN once a handler thread ignored its deadline's interrupt or a handler hit an error the JVM may
- * not survive: the process cannot be trusted with more work, so the orchestrator should replace it.
+ * DOWN once a handler thread ignored its deadline's interrupt, a handler hit an error the JVM may
+ * not survive, or the receiver thread ended while the worker should be polling: the process cannot be
+ * trusted with more work (or takes none), so the orchestrator should replace it.
  */
 @Liveness
 @ApplicationScoped
 public class WorkerLiveness implements HealthCheck {
     private final WorkerHealth health;
+    private final io.poisonguard.pipeline.Poller poller;
 
-    public WorkerLiveness(WorkerHealth health) {
+    public WorkerLiveness(WorkerHealth health, io.poisonguard.pipeline.Poller poller) {
         this.health = health;
+        this.poller = poller;
     }
 
     @Override
     public HealthCheckResponse call() {
-        return health.unfit()
+        return health.unfit().or(poller::receiverDown)
                 .map(why -> HealthCheckResponse.named("poison-guard-worker").down().withData("reason", why).build())
                 .orElseGet(() -> HealthCheckResponse.named("poison-guard-worker").up().build());
     }

@@ -72,7 +72,8 @@ public class Poller {
      */
     private final Object receiveCall = new Object();
     private boolean inReceive;
-    private Thread receiver;
+    private volatile Thread receiver;
+    private volatile String receiverEnded;
     private ExecutorService workers;
 
     public Poller(SourceQueue source, JobProcessor processor, Metrics metrics, PoisonGuardConfig config, ConsumptionGate gate,
@@ -193,7 +194,28 @@ public class Poller {
         return running;
     }
 
+    /**
+     * Why the receiver thread ended while the worker was meant to be polling (an Error out of a check or a receive): the
+     * worker then receives nothing, so its liveness reports it and the orchestrator replaces it. Empty while it runs.
+     */
+    public Optional<String> receiverDown() {
+        Thread r = receiver;
+        String why = receiverEnded;
+        return running && r != null && !r.isAlive() ? Optional.of("the receiver thread ended" + (why == null ? "" : " (" + why + ")"))
+                : Optional.empty();
+    }
+
     private void receiveLoop() {
+        try {
+            receiving();
+        } catch (Throwable t) {
+            receiverEnded = t.getClass().getSimpleName();
+            LOG.errorf("The receiver thread ended by %s; the worker reports itself not live", t.getClass().getName());
+            throw t;
+        }
+    }
+
+    private void receiving() {
         while (running) {
             ConsumptionGate.Admit admit;
             try {

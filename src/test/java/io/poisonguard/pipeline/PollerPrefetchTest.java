@@ -328,6 +328,26 @@ class PollerPrefetchTest {
     }
 
     @Test
+    void aReceiverKilledByAnErrorIsReportedSoTheWorkerIsReplacedInsteadOfIdlingHealthy() {
+        // An Error (not an exception) out of a consumption check ends the receiver thread: the worker would go on saying it
+        // polls and receive nothing, its liveness UP.
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.receive-wait", "1s").build();
+        ConsumptionGate broken = new ConsumptionGate(null, config, null, null) {
+            @Override
+            public Admit admit() {
+                throw new NoClassDefFoundError("io/smallrye/faulttolerance/core/Missing");
+            }
+        };
+        poller = new Poller(new Backlog(1), processor(new Backlog(0), m -> { }), new Metrics(new SimpleMeterRegistry()), config, broken,
+                new IsolationLane(config));
+        assertTrue(poller.receiverDown().isEmpty(), "not started: nothing to report");
+        poller.start();
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> poller.receiverDown().isPresent());
+        assertTrue(poller.receiverDown().get().contains("NoClassDefFoundError"), poller.receiverDown().get());
+    }
+
+    @Test
     void aPrefetchedMessageWhoseTurnComesWhileConsumptionIsPausedGoesBackUnstarted() throws Exception {
         // A dependency's breaker opens while a job runs and another waits, prefetched: when the slot frees, the
         // waiting one must not start an attempt the outage would charge; it goes back for later (or another worker).
