@@ -33,6 +33,7 @@ public class Boot {
                  PayloadVault vault, ConsumptionGate gate) {
         LOG.infof("Policy: %s", policy.classes());
         handlers.checkSettings();
+        handlers.checkTypesNamed(config);
         gate.checkSettings();
         LOG.infof("Payload vault: %s", vault.enabled() ? "on (" + names.payloadsTable() + ")" : "off: the dead-letter queue is the only payload copy");
         int pool = org.eclipse.microprofile.config.ConfigProvider.getConfig()
