@@ -17,6 +17,10 @@ import io.quarkus.runtime.StartupEvent;
 import jakarta.enterprise.context.ApplicationScoped;
 import jakarta.enterprise.event.Observes;
 import org.jboss.logging.Logger;
+
+import java.util.LinkedHashMap;
+import java.util.Map;
+import java.util.Set;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.sqs.SqsClient;
 
@@ -33,7 +37,10 @@ public class Boot {
                  PayloadVault vault, ConsumptionGate gate) {
         LOG.infof("Policy: %s", policy.classes());
         handlers.checkSettings();
-        handlers.checkTypesNamed(config);
+        Map<String, Set<String>> typesNamed = new LinkedHashMap<>();
+        config.attempt().deadlines().keySet().forEach(t -> typesNamed.put("poison-guard.attempt.deadlines.\"" + t + "\"", Set.of(t)));
+        config.disposableJobTypes().ifPresent(types -> typesNamed.put("poison-guard.disposable-job-types", types));
+        JobHandlers.checkTypesNamed(handlers.types(), typesNamed);
         gate.checkSettings();
         LOG.infof("Payload vault: %s", vault.enabled() ? "on (" + names.payloadsTable() + ")" : "off: the dead-letter queue is the only payload copy");
         int pool = org.eclipse.microprofile.config.ConfigProvider.getConfig()

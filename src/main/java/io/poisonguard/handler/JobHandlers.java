@@ -30,19 +30,17 @@ public class JobHandlers implements SchemaCatalog {
         byType.values().forEach(JobHandler::checkSettings);
     }
 
-    /**
-     * Boot: per-type settings must name job types some handler of this build takes. A type no handler takes is a
-     * misspelling that would silently leave the job on the default (a 5-minute deadline that quarantines a long job as
-     * TIMEOUT, or poison of a disposable type quarantined and paged).
-     */
-    public void checkTypesNamed(io.poisonguard.config.PoisonGuardConfig config) {
-        Map<String, Set<String>> named = new java.util.LinkedHashMap<>();
-        config.attempt().deadlines().keySet().forEach(t -> named.put("poison-guard.attempt.deadlines.\"" + t + "\"", Set.of(t)));
-        config.disposableJobTypes().ifPresent(types -> named.put("poison-guard.disposable-job-types", types));
-        checkTypesNamed(byType.keySet(), named);
+    /** The job types some handler of this build takes. */
+    public Set<String> types() {
+        return Set.copyOf(byType.keySet());
     }
 
-    static void checkTypesNamed(Set<String> handled, Map<String, Set<String>> namedByKey) {
+    /**
+     * Boot: per-type settings (each key with the types it names) must name job types some handler of this build takes.
+     * A type no handler takes is a misspelling that would silently leave the job on the default (a 5-minute deadline that
+     * quarantines a long job as TIMEOUT, or poison of a disposable type quarantined and paged).
+     */
+    public static void checkTypesNamed(Set<String> handled, Map<String, Set<String>> namedByKey) {
         namedByKey.forEach((key, types) -> {
             for (String type : types) {
                 if (!handled.contains(type)) {

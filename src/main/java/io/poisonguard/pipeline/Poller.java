@@ -209,9 +209,9 @@ public class Poller {
         try {
             receiving();
         } catch (Throwable t) {
+            // Not thrown on: the thread ends either way, and liveness is what tells (receiverDown).
             receiverEnded = t.getClass().getSimpleName();
-            LOG.errorf("The receiver thread ended by %s; the worker reports itself not live", t.getClass().getName());
-            throw t;
+            LOG.errorf(t, "The receiver thread ended by %s; the worker reports itself not live", t.getClass().getName());
         }
     }
 
