@@ -55,6 +55,9 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     /** Most records one listing call reads before it answers (with a cursor to go on from there). */
     public static final int DEFAULT_READ_BUDGET = 1_000;
 
+    /** The last review stage: a record on which it was escalated has nothing left to escalate. */
+    static final String LAST_STAGE = io.poisonguard.owners.ReviewStage.RESOLVE.key();
+
     public DynamoQuarantineStore(DynamoDbClient dynamo, String table, Clock clock) {
         this(dynamo, table, clock, DEFAULT_READ_BUDGET);
     }
@@ -388,10 +391,12 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         do {
             QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_CLASS)
                     .keyConditionExpression("failureClass = :c AND quarantinedAt <= :before")
-                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)")
+                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
+                            + " AND (attribute_not_exists(escalated) OR NOT contains(escalated, :last))")
                     .expressionAttributeNames(Map.of("#status", "status"))
                     .expressionAttributeValues(Map.of(":c", Attrs.s(failureClass.name()), ":before", Attrs.millis(before),
-                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()), ":now", Attrs.epochSeconds(now)))
+                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()), ":now", Attrs.epochSeconds(now),
+                            ":last", Attrs.s(LAST_STAGE)))
                     .scanIndexForward(true).exclusiveStartKey(start).build());
             for (Map<String, AttributeValue> item : page.items()) {
                 if (out.size() < limit) {
@@ -400,6 +405,31 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null && out.size() < limit);
+        return out;
+    }
+
+    @Override
+    public List<Escalated> fullyEscalated(FailureClass failureClass, Instant now, int max) {
+        List<Escalated> out = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_CLASS)
+                    .keyConditionExpression("failureClass = :c")
+                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
+                            + " AND contains(escalated, :last)")
+                    .projectionExpression("#owner, ackBy")
+                    .expressionAttributeNames(Map.of("#status", "status", "#owner", "owner"))
+                    .expressionAttributeValues(Map.of(":c", Attrs.s(failureClass.name()),
+                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()), ":now", Attrs.epochSeconds(now),
+                            ":last", Attrs.s(LAST_STAGE)))
+                    .exclusiveStartKey(start).build());
+            for (Map<String, AttributeValue> item : page.items()) {
+                if (out.size() < max) {
+                    out.add(new Escalated(Attrs.str(item, "owner"), item.containsKey("ackBy")));
+                }
+            }
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null && out.size() < max);
         return out;
     }
 

@@ -42,8 +42,19 @@ public interface QuarantineStore {
     /** Records that review stage {@code stage} was escalated; false when it already was (by this or another instance). */
     boolean markEscalated(JobKey key, String stage);
 
-    /** Live records of one class still waiting (status QUARANTINED) and quarantined at or before {@code before}, oldest first. */
+    /**
+     * Live records of one class still waiting (status QUARANTINED) and quarantined at or before {@code before}, oldest
+     * first, leaving out those whose last review stage ({@code resolve}) was escalated: nothing is left to escalate on
+     * them, and however many there are they must not keep newer records from their turn.
+     */
     List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant before, Instant now, int limit);
+
+    /** The waiting records of one class whose last review stage was escalated: their owner and whether acknowledged (up to {@code max}). */
+    List<Escalated> fullyEscalated(FailureClass failureClass, Instant now, int max);
+
+    /** A waiting record all of whose review stages were escalated, as the overdue gauges count it. */
+    record Escalated(String owner, boolean acknowledged) {
+    }
 
     /**
      * How many jobs of the class wait in quarantine now (QUARANTINED, not expired), counted up to {@code max}, and when the

@@ -38,7 +38,9 @@ import java.util.concurrent.atomic.AtomicInteger;
 public class EscalationCheck {
     private static final Logger LOG = Logger.getLogger(EscalationCheck.class);
     /** Records looked at per failure class and check. */
-    static final int PER_CLASS = 500;
+    public static final int PER_CLASS = 500;
+    /** Fully escalated records counted per class for the overdue gauges. */
+    static final int MAX_COUNTED = 10_000;
 
     private final QuarantineStore quarantine;
     private final OwnerMap owners;
@@ -89,6 +91,16 @@ public class EscalationCheck {
         Map<String, Integer> counts = new java.util.HashMap<>();
         int escalated = 0;
         for (FailureClass c : FailureClass.values()) {
+            // The records with every stage escalated are still overdue: the gauges count them, without reading them whole
+            // (read before this pass escalates more, so none is counted twice).
+            for (QuarantineStore.Escalated e : quarantine.fullyEscalated(c, now, MAX_COUNTED)) {
+                String owner = owners.owner(e.owner()).name();
+                counts.merge(owner + "/" + ReviewStage.RESOLVE.key(), 1, Integer::sum);
+                if (!e.acknowledged()) {
+                    counts.merge(owner + "/" + ReviewStage.ACKNOWLEDGE.key(), 1, Integer::sum);
+                }
+            }
+            // Only records with a stage left to escalate: however many are fully escalated, newer ones get their turn.
             List<QuarantineRecord> waiting = quarantine.waitingSince(c, now.minus(owners.earliestDeadline()), now, PER_CLASS);
             for (QuarantineRecord r : waiting) {
                 Owner owner = owners.owner(r.triage().owner());

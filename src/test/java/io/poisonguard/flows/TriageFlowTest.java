@@ -1,5 +1,6 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.failure.FailureClass;
 import com.sun.net.httpserver.HttpServer;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
@@ -201,6 +202,36 @@ class TriageFlowTest extends FlowTest {
         assertTrue(metrics.contains("poison_guard_escalations_total{owner=\"permits\",stage=\"acknowledge\"}"), "escalations counted");
         assertTrue(metrics.contains("poison_guard_quarantine_overdue{owner=\"permits\",stage=\"resolve\"}"), "overdue gauge");
         given().auth().oauth2(viewer).get("/ops/audit?jobId=overdue-1").then().body("items.outcome", hasItem("ESCALATED_ACKNOWLEDGE"));
+    }
+
+    @Test
+    void anOverdueRecordBehindFiveHundredOlderOnesAlreadyEscalatedIsStillEscalated() {
+        // A broken producer left more than a check looks at per class: every older record has had both its escalations
+        // and still waits. A check that reads the oldest 500 would never reach the new one.
+        java.time.Instant now = java.time.Instant.now();
+        for (int i = 0; i < io.poisonguard.triage.EscalationCheck.PER_CLASS; i++) {
+            quarantine.putIfAbsent(timedOut("old-" + i, now.minus(Duration.ofDays(1)).plusMillis(i),
+                    java.util.Set.of("acknowledge", "resolve")));
+        }
+        JobKey late = new JobKey("t-permits", "behind-the-500");
+        quarantine.putIfAbsent(timedOut(late.jobId(), now.minus(Duration.ofHours(1)), java.util.Set.of()));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> quarantine.find(late).orElseThrow().triage().escalated()
+                .containsAll(java.util.Set.of("acknowledge", "resolve")));
+        // The overdue gauge counts the escalated ones too: they are still past their deadline.
+        java.util.regex.Pattern gauge = java.util.regex.Pattern.compile("poison_guard_quarantine_overdue\\{owner=\"permits\",stage=\"resolve\"} ([0-9.]+)");
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            java.util.regex.Matcher m = gauge.matcher(management().get("/q/metrics").asString());
+            return m.find() && Double.parseDouble(m.group(1)) >= 501;
+        });
+    }
+
+    private static io.poisonguard.quarantine.QuarantineRecord timedOut(String jobId, java.time.Instant at, java.util.Set<String> escalated) {
+        return new io.poisonguard.quarantine.QuarantineRecord(jobId, "t-permits", "permit-report", 1, FailureClass.TIMEOUT,
+                "TIMEOUT limit reached", 3, Map.of(FailureClass.TIMEOUT, 3), new io.poisonguard.admission.Diagnostics(10, "UTF-8", null, null, 3, null), List.of(), at, at, at, at.plus(Duration.ofDays(13)),
+                "m-" + jobId, io.poisonguard.quarantine.QuarantineStatus.QUARANTINED, List.of(), null,
+                io.poisonguard.quarantine.DeadLetterCopy.sent("d-" + jobId),
+                new io.poisonguard.quarantine.Triage("permits", false, null, null, null, List.of(), escalated));
     }
 
     @Test
