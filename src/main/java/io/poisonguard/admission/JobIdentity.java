@@ -8,8 +8,9 @@ import java.io.IOException;
 import java.util.Optional;
 
 /**
- * Where a job's identity comes from (invariant 3): the {@code job-id} attribute, then a top-level
- * {@code jobId} field of a JSON body, then the SQS MessageId. Retries keep the message, quarantine
+ * Where a job's identity comes from (invariant 3): the {@code job-id} attribute, then, when there is no such
+ * attribute, a top-level {@code jobId} field of a JSON body, then the SQS MessageId (also for an attribute that is
+ * there but unusable, which admission refuses). Retries keep the message, quarantine
  * copies the attribute and replay reuses it, so the identity never changes.
  */
 public record JobIdentity(String jobId, Source source) {
@@ -20,9 +21,11 @@ public record JobIdentity(String jobId, Source source) {
     private static final JsonFactory JSON = new JsonFactory();
 
     public static JobIdentity of(InboundMessage m) {
-        Optional<String> attr = m.attribute(WireAttributes.JOB_ID).filter(JobIdentity::usable);
-        if (attr.isPresent()) {
-            return new JobIdentity(attr.get(), Source.ATTRIBUTE);
+        Optional<String> given = m.attribute(WireAttributes.JOB_ID);
+        if (given.isPresent()) {
+            // An attribute that is there but unusable (blank, too long, control characters) is refused at admission; the
+            // refusal is this message's own, under its MessageId, never charged to a job its body may name.
+            return usable(given.get()) ? new JobIdentity(given.get(), Source.ATTRIBUTE) : new JobIdentity(m.messageId(), Source.MESSAGE_ID);
         }
         Optional<String> body = bodyField(m.body()).filter(JobIdentity::usable);
         return body.map(id -> new JobIdentity(id, Source.BODY)).orElseGet(() -> new JobIdentity(m.messageId(), Source.MESSAGE_ID));

@@ -79,6 +79,25 @@ class HostileIdentityTest extends FlowTest {
     }
 
     @Test
+    void anUnusableJobIdIsQuarantinedUnderItsMessageIdEvenWhenItsBodyNamesAnotherJob() {
+        // The body names a job that already succeeded: keyed by the body, the bad copy would be dropped as that job's
+        // duplicate (no record, nothing kept) or charged to it; it is its own message's.
+        registerTenant("tenant-o", "ACTIVE", "permit-report");
+        Queues queues = queues();
+        queues.send("{\"jobId\":\"order-42\"," + Queues.permitV3("P-ORDER-42").substring(1), Queues.permitAttributes("order-42", "tenant-o", 3));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("order-42") == JobState.SUCCEEDED);
+
+        Map<String, String> attrs = new HashMap<>(Queues.permitAttributes("o".repeat(300), "tenant-o", 3));
+        String messageId = queues.send("{\"jobId\":\"order-42\"," + Queues.permitV3("P-SIBLING").substring(1), attrs);
+
+        JobKey byMessageId = new JobKey("tenant-o", messageId);
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(byMessageId).isPresent());
+        assertTrue(quarantine.find(byMessageId).orElseThrow().reason().contains("invalid-job-id"));
+        assertEquals(JobState.SUCCEEDED, state("order-42"), "the job the body names is untouched");
+        assertTrue(quarantine.find(new JobKey("tenant-o", "order-42")).isEmpty());
+    }
+
+    @Test
     void senderTextInJobTypeAndCharsetReachesNoRecord() {
         Queues queues = queues();
         Map<String, String> attrs = new HashMap<>(Queues.permitAttributes("hostile-type-1", "tenant-h", 3));
