@@ -122,6 +122,10 @@ public final class DynamoLedgerStore implements LedgerStore {
             if (r.tenant() == null && key.tenant() != null) {
                 return Optional.empty();
             }
+            if (!r.jobId().equals(key.jobId())) {
+                // Not a bare item: another tenant's scoped one, whose key this job id spells ("acme/job-1" is acme's job-1).
+                return Optional.empty();
+            }
             if (!key.owns(r) || (r.state() == io.poisonguard.ledger.JobState.ACTIVE && r.leaseHeldAt(clock.instant()))) {
                 return Optional.of(r);
             }

@@ -118,4 +118,17 @@ class LegacyKeyMoveTest {
         assertFalse(item("job-leased").isEmpty(), "the older worker's item stays under its bare key");
         assertTrue(item("acme/job-leased").isEmpty(), "nothing under the scoped key yet");
     }
+
+    @Test
+    void anotherTenantsScopedItemIsNoBareItemForAJobIdThatSpellsItsKey() {
+        // Tenant beta's job id "acme/job-x" spells tenant acme's scoped key for its job-x: the fallback for bare items must
+        // not answer acme's record for it (beta's job would be quarantined as a tenant mismatch, and beta could learn
+        // which job ids acme has).
+        Instant t = Instant.now();
+        DynamoLedgerStore store = new DynamoLedgerStore(plain, names.ledgerTable(), Clock.systemUTC(), true);
+        store.write(LedgerRecord.fresh("job-x", "acme", "permit-report", 1, t).withAttempt(1).moveTo(JobState.ACTIVE, t));
+
+        assertTrue(store.find(new JobKey("beta", "acme/job-x")).isEmpty(), "beta's job acme/job-x has no record yet");
+        assertTrue(store.find(new JobKey("acme", "job-x")).isPresent(), "acme's own job is still found");
+    }
 }
