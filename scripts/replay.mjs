@@ -7,17 +7,25 @@
 //     (a bulk replay covers one tenant and one failure class: its canary answers for exactly those)
 //
 // The token comes from --token or PG_TOKEN (an operator token to execute; a viewer token can dry-run).
+// Exit codes: 0 done (a bulk replay: every selected job replayed), 1 refused or not every job replayed (they are
+// listed), 2 a usage mistake, 3 a bulk replay that stopped moving (its instance may have died).
+const fail = (msg, code = 2) => { console.error(msg); process.exit(code); };
+// Only these options: a misspelt one (--jobtype, --job-type=x) would otherwise be ignored and widen a bulk replay.
+const KNOWN = ['url', 'token', 'reason', 'job', 'tenant', 'failure-class', 'job-type', 'limit'];
 const args = process.argv.slice(2);
 const opt = {};
 for (let i = 0; i < args.length; i++) {
   const a = args[i];
   if (a === '--execute') opt.execute = true;
-  else if (a.startsWith('--')) opt[a.slice(2)] = args[++i];
-  else { console.error(`unexpected argument: ${a}`); process.exit(2); }
+  else if (a.startsWith('--') && KNOWN.includes(a.slice(2))) {
+    const value = args[++i];
+    if (value === undefined || value.startsWith('--')) fail(`${a} needs a value`);
+    opt[a.slice(2)] = value;
+  } else fail(`unknown argument: ${a} (options: ${KNOWN.map((k) => `--${k} VALUE`).join(', ')}, --execute)`);
 }
+if (opt.limit !== undefined && !/^[1-9][0-9]*$/.test(opt.limit)) fail(`--limit must be a whole number above 0, not "${opt.limit}"`);
 const url = (opt.url || process.env.PG_URL || 'http://localhost:8080').replace(/\/$/, '');
 const token = opt.token || process.env.PG_TOKEN;
-const fail = (msg, code = 2) => { console.error(msg); process.exit(code); };
 if (!opt.reason || !opt.reason.trim()) fail('--reason is required: say why replaying is safe now (it goes into the audit trail)');
 if (!token) fail('a token is required: --token or PG_TOKEN (see scripts/dev-token.mjs for local ones)');
 if (!opt.job && (!opt['failure-class'] || !opt.tenant)) fail('say what to replay: --job, or a bulk filter of --failure-class and --tenant (with --job-type if you like)');
@@ -56,15 +64,29 @@ if (!opt.execute) {
   process.exit(0);
 }
 console.log(`bulk replay ${r.json.id}: ${r.json.status}, canary ${r.json.canaryJobId}`);
+// A batch whose instance died keeps a running status that no longer moves: give up waiting after this long unchanged.
+const STALL_MS = Number(process.env.PG_REPLAY_STALL_MS || 5 * 60_000);
 let last = '';
+let lastUpdate = '';
+let movedAt = Date.now();
 for (;;) {
   const s = await call('GET', `/ops/replays/${r.json.id}`);
   if (s.status >= 400) fail(problem(s), 1);
-  const summary = `${s.json.status} (${s.json.outcomes.length + (s.json.stepsOmitted || 0)} sent)`;
+  const steps = s.json.outcomes || [];
+  const replayed = steps.filter((o) => o.outcome === 'REPLAYED').length + (s.json.stepsOmitted || 0);
+  const notReplayed = steps.filter((o) => o.outcome !== 'REPLAYED');
+  const summary = `${s.json.status}: ${replayed} replayed, ${notReplayed.length} not, of ${s.json.selected} selected`;
   if (summary !== last) { console.log(summary); last = summary; }
+  if (s.json.updatedAt !== lastUpdate) { lastUpdate = s.json.updatedAt; movedAt = Date.now(); }
   if (!['CANARY_RUNNING', 'WIDENING'].includes(s.json.status)) {
     console.log(s.json.detail);
-    process.exit(s.json.status === 'COMPLETED' ? 0 : 1);
+    notReplayed.forEach((o) => console.log(`not replayed: ${line(o)}`));
+    // Success is every selected job replayed; anything else is for the operator to look at.
+    process.exit(s.json.status === 'COMPLETED' && notReplayed.length === 0 ? 0 : 1);
+  }
+  if (Date.now() - movedAt > STALL_MS) {
+    fail(`bulk replay ${r.json.id} has not moved since ${lastUpdate} (${s.json.status}): the instance running it may have died;`
+      + ` jobs not yet replayed stay quarantined (GET /ops/replays/${r.json.id})`, 3);
   }
   await new Promise((res) => setTimeout(res, 1000));
 }
