@@ -74,6 +74,11 @@ public class ConsumptionResource {
     @RolesAllowed(Roles.OPERATOR)
     public Map<String, Object> resume(ResumeRequest request) {
         String reason = OpsResource.requireReason(request == null ? null : request.reason());
+        if (!TenantScope.of(identity).everyTenant()) {
+            // The guard stops the whole worker, every tenant's jobs: clearing it is not one tenant's call.
+            throw new Problem(403, "Forbidden", "resuming consumption takes a token of every tenant (tenants: \"*\"): the systemic"
+                    + " guard holds every tenant's jobs", null);
+        }
         String actor = Actor.of(identity);
         Optional<SystemicWatch.Trip> cleared = guard.resume(actor);
         boolean wasTripped = cleared.isPresent();

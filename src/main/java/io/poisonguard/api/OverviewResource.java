@@ -128,7 +128,11 @@ public class OverviewResource {
         out.put("byOwner", byOwner);
         out.put("overdue", overdue.size() > 200 ? overdue.subList(0, 200) : overdue);
         out.put("consumption", consumption);
-        out.put("rejections", Map.of("firstMinute", rejections.firstMinute(), "byReason", rejections.byReason()));
+        // Admission rejections are counted by reason for the whole service, whatever tenant the copies named (many name
+        // none valid): only a token of every tenant sees them.
+        if (scope.everyTenant()) {
+            out.put("rejections", Map.of("firstMinute", rejections.firstMinute(), "byReason", rejections.byReason()));
+        }
         return out;
     }
 }

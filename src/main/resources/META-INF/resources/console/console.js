@@ -137,7 +137,8 @@ async function overview() {
       el('div', { class: 'card' }, el('h3', {}, 'Consumption'),
         table(['', 'state'], [['admission', c.admit], ['systemic guard', c.systemic], ['ledger gate', c.ledgerGate],
           ...Object.entries(c.breakers).map(([k, v]) => [`breaker ${k}`, v])])),
-      rejectionChart(o.rejections)));
+      o.rejections ? rejectionChart(o.rejections)
+        : el('div', { class: 'card' }, el('h3', {}, 'Admission rejections'), el('p', { class: 'muted' }, 'counted for every tenant: shown to a token of every tenant'))));
 }
 
 // ---------------------------------------------------------------------------------------------

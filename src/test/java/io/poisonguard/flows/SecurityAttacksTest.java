@@ -241,6 +241,20 @@ class SecurityAttacksTest extends FlowTest {
     }
 
     @Test
+    void aTokenOfOneTenantCannotResumeConsumptionForEveryTenantNorSeeTheServiceWideRejectionCounts() {
+        String scopedOperator = Tokens.scoped("oona", List.of("t-alpha"), "operator");
+        given().auth().oauth2(scopedOperator).contentType(ContentType.JSON).body(Map.of("reason", "my tenant's jobs look fine"))
+                .post("/ops/consumption/resume").then().statusCode(403);
+        assertTrue(audit.forJob("system:consumption", 100).stream().noneMatch(e -> e.reason().equals("my tenant's jobs look fine")),
+                "nothing was resumed");
+
+        given().auth().oauth2(Tokens.scoped("vic", List.of("t-alpha"), "viewer")).get("/ops/overview").then().statusCode(200)
+                .body("rejections", org.hamcrest.Matchers.nullValue());
+        given().auth().oauth2(Tokens.of("vera", "viewer")).get("/ops/overview").then().statusCode(200)
+                .body("rejections.byReason", org.hamcrest.Matchers.notNullValue());
+    }
+
+    @Test
     void aTenantScopedViewerSeesTheSystemicTripButNotItsSampleJobIds() {
         Signature signature = new Signature(FailureClass.PERMANENT, "IllegalStateException", "Provider.standing");
         try {
