@@ -283,15 +283,36 @@ public final class ChaosReport {
         if (!outcome.settled()) {
             f.add("not settled within " + ChaosSettings.text(outcome.settings().settleTimeout()));
         }
+        if (!outcome.settings().freeze().isZero() && outcome.freezeStart() == null) {
+            // The run did not go through the fault it was asked for (it settled before the freeze was due, or SIGSTOP failed).
+            f.add("the " + ChaosSettings.text(outcome.settings().freeze()) + " DynamoDB freeze never happened");
+        }
         return f;
+    }
+
+    /** The freeze as it happened: its length, or none. */
+    private String freezeDone() {
+        if (outcome.freezeStart() == null) {
+            return "none";
+        }
+        Instant end = outcome.freezeEnd() == null ? outcome.finished() : outcome.freezeEnd();
+        return ChaosSettings.text(Duration.between(outcome.freezeStart(), end).withNanos(0));
+    }
+
+    /** A report of a run whose reconciliation found nothing wrong: what the verdict then says depends on the run alone. */
+    static ChaosReport clean(ChaosRun.Outcome outcome) {
+        return new ChaosReport(outcome, Map.of(), 0, List.of(), List.of(), List.of(), Map.of(), List.of(), List.of(), List.of(), Map.of(), Set.of(),
+                Duration.ZERO, outcome.started(), outcome.started(), "");
     }
 
     public String verdict() {
         String counts = "lost=" + lost.size() + " unfinished=" + unfinished.size() + " duplicates=" + duplicates + " innocent-quarantines=" + innocents.size()
                 + " poison-completed=" + poisonCompleted.size() + " poison-not-quarantined=" + poisonUnquarantined.size()
                 + " partial-quarantines=" + partial.size() + " unexpected-class=" + unexpectedClasses.size() + " settled=" + (outcome.settled() ? "yes" : "no")
-                + " jobs=" + outcome.jobs().size() + " kills=" + outcome.kills() + " kills-skipped=" + outcome.killsSkipped() + " self-exits=" + outcome.selfExits()
-                + " freeze=" + ChaosSettings.text(outcome.settings().freeze()) + " notices=" + (outcome.settings().fifoNotices() ? "fifo" : "standard")
+                + " jobs=" + outcome.jobs().size() + " kills=" + outcome.kills()
+                + (outcome.kills() == 0 && !outcome.settings().killEvery().isZero() ? " (no SIGKILL landed: that path was not exercised)" : "")
+                + " kills-skipped=" + outcome.killsSkipped() + " self-exits=" + outcome.selfExits()
+                + " freeze=" + freezeDone() + " notices=" + (outcome.settings().fifoNotices() ? "fifo" : "standard")
                 + " ledger-items=" + outcome.settings().itemFormat();
         List<String> f = failures();
         return f.isEmpty() ? "VERDICT: PASS " + counts : "VERDICT: FAIL (" + String.join(", ", f) + ") " + counts;
