@@ -296,7 +296,7 @@ public final class ChaosReport {
             return "none";
         }
         Instant end = outcome.freezeEnd() == null ? outcome.finished() : outcome.freezeEnd();
-        return ChaosSettings.text(Duration.between(outcome.freezeStart(), end).withNanos(0));
+        return ChaosSettings.text(Duration.ofSeconds(Math.round(Duration.between(outcome.freezeStart(), end).toMillis() / 1000.0)));
     }
 
     /** A report of a run whose reconciliation found nothing wrong: what the verdict then says depends on the run alone. */
