@@ -138,7 +138,7 @@ public final class Settings {
                 "replay.settle-time", "must be between 0s and retention.quarantine (a copy missing that soon means the quarantine is"
                         + " still completing, not that the payload is gone)");
         require(config.opsApi().listingReadBudget() >= 1 && config.opsApi().listingReadBudget() <= 100_000, "ops-api.listing-read-budget",
-                "must be between 1 and 100000 (every listing, bulk selection and quarantine gauge reads with it)");
+                "must be between 1 and 100000 (every listing and bulk selection reads with it)");
         require(!config.tokens().maxLifetime().isNegative() && !config.tokens().maxLifetime().isZero(), "tokens.max-lifetime",
                 "must be positive, or every operator token is refused");
         require(!config.tokens().clockSkew().isNegative() && config.tokens().clockSkew().compareTo(Duration.ofMinutes(10)) <= 0,

@@ -275,7 +275,8 @@ public class DeadLetterIntake {
             LOG.warnf("Job %s adopted from the dead-letter queue, its labelled copy refused (%s): the original stays there as it came",
                     key.jobId(), refusal);
         }
-        return first;
+        // Not replaced: the original is given back with what the sweep keeps, at once, for a replay's scan to find.
+        return false;
     }
 
     private static int parseGeneration(String s) {

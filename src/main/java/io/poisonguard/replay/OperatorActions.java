@@ -231,12 +231,13 @@ public class OperatorActions {
     }
 
     /**
-     * A re-issue that failed before it wrote anything (the vault, the dead-letter queue or the ledger did not answer): the job is as
-     * stuck as it was, the attempt is audited, and the operator may re-issue it again at once.
+     * A re-issue that failed before its write was answered (the vault, the dead-letter queue or the ledger did not answer): the job
+     * stays REPLAYING, the attempt is audited, and the operator may re-issue it again.
      */
     private ActionOutcome stillStuck(LedgerRecord stuck, String why, String actor, String reason) {
         ActionOutcome failed = new ActionOutcome.Refused(stuck.jobId(), Refusal.UNAVAILABLE,
-                why + "; nothing was written, the job stays REPLAYING and can be re-issued again");
+                why + "; the re-issue did not go on and the job stays REPLAYING: replay it again to re-issue it (a write whose answer"
+                        + " was lost may have moved it to a newer generation, which can be re-issued once replay.settle-time has passed)");
         record(JobKey.of(stuck), AuditAction.REPLAY, failed, actor, reason, stuck.generation(), stuck.attempt());
         return failed;
     }

@@ -91,7 +91,9 @@ public class SqsPayloadArchive implements PayloadArchive {
                     wrapped |= !seen.add(m.messageId());
                     InboundMessage domain = SqsJobQueue.toDomain(m, Instant.EPOCH);
                     // Another tenant's job with the same id is not this job: its copy is never taken for this one's.
-                    if (domain.attribute(WireAttributes.JOB_ID).filter(key.jobId()::equals).isPresent()
+                    // By the identity the intake gives it (the job-id attribute, else the body's jobId, else the MessageId): an
+                    // original kept in the DLQ as it came (its labelled copy refused) may carry no job-id attribute.
+                    if (io.poisonguard.admission.JobIdentity.of(domain).jobId().equals(key.jobId())
                             && JobKey.of(domain.attribute(WireAttributes.TENANT).orElse(null), key.jobId()).equals(key)) {
                         found.add(new ArchivedMessage(m.messageId(), m.receiptHandle(), m.body(), domain.attributes()));
                     } else {

@@ -88,5 +88,21 @@ class DeadLetterRefusedWithoutVaultTest extends FlowTest {
             assertEquals(1, archive.delete(found));
             return true;
         });
+
+        // One known by its body's jobId only (no job-id attribute): a replay's scan finds it too, at once after the sweep.
+        java.util.Map<String, String> noId = new java.util.HashMap<>(Queues.permitAttributes("unused", "tenant-r", 3));
+        noId.remove("job-id");
+        sqs.sendMessage(b -> b.queueUrl(queues.url(names.deadLetterQueue()))
+                .messageBody("{\"jobId\":\"orphan-body-r\"," + Queues.permitV3("P-ORPHAN-BODY").substring(1))
+                .messageAttributes(Queues.sdk(noId)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("orphan-body-r")).isPresent());
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            var found = archive.find(key("orphan-body-r")).copies();
+            if (found.isEmpty()) {
+                return false;
+            }
+            assertEquals(1, archive.delete(found), "the scan finds the original by the identity the intake gave it");
+            return true;
+        });
     }
 }
