@@ -75,14 +75,16 @@ for (;;) {
   const steps = s.json.outcomes || [];
   const replayed = steps.filter((o) => o.outcome === 'REPLAYED').length + (s.json.stepsOmitted || 0);
   const notReplayed = steps.filter((o) => o.outcome !== 'REPLAYED');
-  const summary = `${s.json.status}: ${replayed} replayed, ${notReplayed.length} not, of ${s.json.selected} selected`;
+  const notNamed = s.json.notReplayedOmitted || 0;
+  const summary = `${s.json.status}: ${replayed} replayed, ${notReplayed.length + notNamed} not, of ${s.json.selected} selected`;
   if (summary !== last) { console.log(summary); last = summary; }
   if (s.json.updatedAt !== lastUpdate) { lastUpdate = s.json.updatedAt; movedAt = Date.now(); }
   if (!['CANARY_RUNNING', 'WIDENING'].includes(s.json.status)) {
     console.log(s.json.detail);
     notReplayed.forEach((o) => console.log(`not replayed: ${line(o)}`));
+    if (notNamed > 0) console.log(`... and ${notNamed} more not replayed (too many to keep; each is in the audit trail)`);
     // Success is every selected job replayed; anything else is for the operator to look at.
-    process.exit(s.json.status === 'COMPLETED' && notReplayed.length === 0 ? 0 : 1);
+    process.exit(s.json.status === 'COMPLETED' && notReplayed.length + notNamed === 0 ? 0 : 1);
   }
   if (Date.now() - movedAt > STALL_MS) {
     fail(`bulk replay ${r.json.id} has not moved since ${lastUpdate} (${s.json.status}): the instance running it may have died;`

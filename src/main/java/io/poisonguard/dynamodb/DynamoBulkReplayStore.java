@@ -55,6 +55,9 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
         if (b.stepsOmitted() > 0) {
             item.put("stepsOmitted", Attrs.n(b.stepsOmitted()));
         }
+        if (b.notReplayedOmitted() > 0) {
+            item.put("notReplayedOmitted", Attrs.n(b.notReplayedOmitted()));
+        }
         item.put("startedAt", Attrs.millis(b.startedAt()));
         item.put("updatedAt", Attrs.millis(b.updatedAt()));
         if (b.finishedAt() != null) {
@@ -76,7 +79,8 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
                 FailureClass.valueOf(Attrs.str(item, "failureClass")), Attrs.integer(item, "selected"),
                 BulkReplay.Status.valueOf(Attrs.str(item, "status")), Attrs.str(item, "canaryJobId"), Attrs.str(item, "canaryOutcome"), steps,
                 Attrs.instantMillis(item, "startedAt"), Attrs.instantMillis(item, "updatedAt"), Attrs.instantMillis(item, "finishedAt"),
-                Attrs.str(item, "detail"), java.util.Optional.ofNullable(Attrs.integer(item, "stepsOmitted")).orElse(0)));
+                Attrs.str(item, "detail"), java.util.Optional.ofNullable(Attrs.integer(item, "stepsOmitted")).orElse(0),
+                java.util.Optional.ofNullable(Attrs.integer(item, "notReplayedOmitted")).orElse(0)));
     }
 
     private static AttributeValue step(BulkReplay.Step s) {

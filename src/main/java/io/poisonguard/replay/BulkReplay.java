@@ -25,7 +25,8 @@ public record BulkReplay(
         Instant updatedAt,
         Instant finishedAt,
         String detail,
-        int stepsOmitted) {
+        int stepsOmitted,
+        int notReplayedOmitted) {
 
     public BulkReplay {
         outcomes = List.copyOf(outcomes);
@@ -34,7 +35,8 @@ public record BulkReplay(
     /**
      * The state as one DynamoDB item (at most 400 KB) can keep it: every step while they fit in {@code budgetBytes}, else
      * the jobs that were not replayed first (what an operator must look at), then the newest replayed ones, in their order;
-     * {@link #stepsOmitted} counts the steps left out (each job's replay is in the audit trail all the same).
+     * {@link #stepsOmitted} counts the replayed steps left out and {@link #notReplayedOmitted} the others (each job's replay
+     * is in the audit trail all the same).
      */
     public BulkReplay fittedTo(int budgetBytes) {
         int total = outcomes.stream().mapToInt(Step::bytes).sum();
@@ -58,13 +60,19 @@ public record BulkReplay(
             }
         }
         List<Step> kept = new java.util.ArrayList<>();
+        int replayedLeft = 0;
+        int othersLeft = 0;
         for (int i = 0; i < outcomes.size(); i++) {
             if (keep[i]) {
                 kept.add(outcomes.get(i));
+            } else if (outcomes.get(i).outcome().equals("REPLAYED")) {
+                replayedLeft++;
+            } else {
+                othersLeft++;
             }
         }
         return new BulkReplay(id, actor, reason, tenant, failureClass, selected, status, canaryJobId, canaryOutcome, kept, startedAt,
-                updatedAt, finishedAt, detail, stepsOmitted + outcomes.size() - kept.size());
+                updatedAt, finishedAt, detail, stepsOmitted + replayedLeft, notReplayedOmitted + othersLeft);
     }
 
     /** One job's replay in the batch: its id, what the replay came to, and why when it was not replayed. */
@@ -100,6 +108,6 @@ public record BulkReplay(
 
     BulkReplay next(Status status, String canaryOutcome, List<Step> outcomes, Instant now, boolean finished, String detail) {
         return new BulkReplay(id, actor, reason, tenant, failureClass, selected, status, canaryJobId, canaryOutcome, outcomes, startedAt, now,
-                finished ? now : null, detail, stepsOmitted);
+                finished ? now : null, detail, stepsOmitted, notReplayedOmitted);
     }
 }

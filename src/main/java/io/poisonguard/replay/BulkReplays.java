@@ -55,6 +55,8 @@ public class BulkReplays {
     /** Batches that ended here whose final state the store did not take: this instance answers for them. */
     private final Map<String, BulkReplay> unkept = new ConcurrentHashMap<>();
     private static final int FINAL_WRITES = 3;
+    /** How often a batch waiting on its canary writes its state again (scripts/replay.mjs gives up after 5 minutes unmoved). */
+    private static final java.time.Duration CANARY_TOUCH = java.time.Duration.ofSeconds(30);
     private static final java.time.Duration FINAL_WRITE_PAUSE = java.time.Duration.ofSeconds(1);
 
     public BulkReplays(OperatorActions actions, QuarantineStore quarantine, LedgerStore ledger, AuditLog audit, BulkReplayStore store,
@@ -96,13 +98,13 @@ public class BulkReplays {
         if (jobIds.isEmpty()) {
             BulkReplay none = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), 0,
                     BulkReplay.Status.NOTHING_TO_REPLAY, null, null, List.of(), now, now, now,
-                    "no job in the selection can be replayed now (see the dry run)", 0);
+                    "no job in the selection can be replayed now (see the dry run)", 0, 0);
             store.put(none);
             audited(none);
             return none;
         }
         BulkReplay started = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), jobIds.size(),
-                BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected", 0);
+                BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected", 0, 0);
         store.put(started);
         running.put(id, started);
         Thread.ofVirtual().name("bulk-replay-" + id).start(() -> {
@@ -123,7 +125,13 @@ public class BulkReplays {
         JobKey canary = jobIds.get(0);
         ActionOutcome first = actions.replay(canary, batch.actor(), batch.reason() + " [bulk " + batch.id() + ", canary]");
         outcomes.add(step(first));
-        String canaryOutcome = first instanceof ActionOutcome.Replayed r ? awaitOutcome(canary, r.generation()) : "NOT_REPLAYED: " + first;
+        // While the canary runs its state is written again now and then, so a reader can tell a batch waiting from one whose
+        // instance died (updatedAt moves).
+        BulkReplay waiting = batch.next(BulkReplay.Status.CANARY_RUNNING, null, outcomes, clock.instant(), false, batch.detail());
+        String canaryOutcome = first instanceof ActionOutcome.Replayed r
+                ? awaitOutcome(canary, r.generation(), () -> progress(waiting.next(BulkReplay.Status.CANARY_RUNNING, null, waiting.outcomes(),
+                        clock.instant(), false, waiting.detail())))
+                : "NOT_REPLAYED: " + first;
         if (!canaryOutcome.equals("SUCCEEDED")) {
             finish(batch, BulkReplay.Status.CANARY_FAILED, canaryOutcome, outcomes,
                     "the canary " + canary.jobId() + " did not succeed (" + canaryOutcome + "); the other " + (jobIds.size() - 1) + " jobs stay quarantined");
@@ -165,9 +173,14 @@ public class BulkReplays {
     }
 
     /** Waits for the canary's new generation to end: SUCCEEDED, or anything that is not a success. */
-    private String awaitOutcome(JobKey jobId, int generation) {
+    private String awaitOutcome(JobKey jobId, int generation, Runnable stillWaiting) {
         Instant deadline = clock.instant().plus(settings.canaryTimeout());
+        Instant touch = clock.instant().plus(CANARY_TOUCH);
         while (clock.instant().isBefore(deadline)) {
+            if (!clock.instant().isBefore(touch)) {
+                stillWaiting.run();
+                touch = clock.instant().plus(CANARY_TOUCH);
+            }
             Optional<LedgerRecord> r = ledger.findOwn(jobId);
             if (r.isPresent() && r.get().generation() == generation) {
                 JobState s = r.get().state();

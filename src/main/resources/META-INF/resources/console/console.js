@@ -330,7 +330,7 @@ async function follow(id, out) {
   for (;;) {
     const s = await api('GET', `/ops/replays/${encodeURIComponent(id)}`);
     if (!s.ok) { say(problem(s), 'error'); return; }
-    out.replaceChildren(el('p', { id: 'bulk-progress' }, `${s.json.status}: ${s.json.outcomes.length + (s.json.stepsOmitted || 0)} of ${s.json.selected} sent. ${s.json.detail || ''}`));
+    out.replaceChildren(el('p', { id: 'bulk-progress' }, `${s.json.status}: ${s.json.outcomes.length + (s.json.stepsOmitted || 0) + (s.json.notReplayedOmitted || 0)} of ${s.json.selected} done. ${s.json.detail || ''}`));
     if (!['CANARY_RUNNING', 'WIDENING'].includes(s.json.status)) return;
     await new Promise((res) => setTimeout(res, 1000));
   }

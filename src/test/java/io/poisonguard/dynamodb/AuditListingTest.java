@@ -136,7 +136,7 @@ class AuditListingTest {
         DynamoBulkReplayStore store = new DynamoBulkReplayStore(dynamo, names.bulkReplaysTable(), Clock.fixed(NOW, ZoneOffset.UTC));
         BulkReplay b = new BulkReplay("b-1", "olga", "reader fixed", "tenant-a", FailureClass.PERMANENT, 3, BulkReplay.Status.WIDENING, "a-1",
                 "SUCCEEDED", List.of(new BulkReplay.Step("a-1", "REPLAYED", "generation 2"), new BulkReplay.Step("a-2", "REFUSED_CONFLICT", null)),
-                NOW.minusSeconds(60), NOW, null, "3 jobs selected", 0);
+                NOW.minusSeconds(60), NOW, null, "3 jobs selected", 0, 0);
         store.put(b);
         assertEquals(Optional.of(b), store.find("b-1"));
         assertEquals(Optional.empty(), store.find("b-2"));
@@ -156,7 +156,7 @@ class AuditListingTest {
             }
         }
         BulkReplay b = new BulkReplay("b-big", "olga", "reader fixed", "tenant-a", FailureClass.PERMANENT, steps.size(),
-                BulkReplay.Status.COMPLETED, steps.get(0).jobId(), "SUCCEEDED", steps, NOW.minusSeconds(600), NOW, NOW, "done", 0);
+                BulkReplay.Status.COMPLETED, steps.get(0).jobId(), "SUCCEEDED", steps, NOW.minusSeconds(600), NOW, NOW, "done", 0, 0);
 
         store.put(b);
 
@@ -165,5 +165,25 @@ class AuditListingTest {
         assertEquals(steps.stream().filter(st -> !st.outcome().equals("REPLAYED")).toList(),
                 read.outcomes().stream().filter(st -> !st.outcome().equals("REPLAYED")).toList(), "every job not replayed is named");
         assertEquals(steps.size(), read.outcomes().size() + read.stepsOmitted(), "the steps left out are counted");
+        assertEquals(0, read.notReplayedOmitted());
+    }
+
+    @Test
+    void stepsNotReplayedThatDoNotAllFitAreCountedApartFromTheReplayedOnes() {
+        // An outage during the widening: most steps refused with a long detail, more than the item can name.
+        List<BulkReplay.Step> steps = new java.util.ArrayList<>();
+        for (int i = 0; i < 2000; i++) {
+            steps.add(new BulkReplay.Step("job-" + i, i % 10 == 0 ? "REPLAYED" : "REFUSED_UNAVAILABLE", i % 10 == 0 ? "generation 2" : "d".repeat(200)));
+        }
+        BulkReplay b = new BulkReplay("b-outage", "olga", "reader fixed", "tenant-a", FailureClass.PERMANENT, steps.size(),
+                BulkReplay.Status.COMPLETED, "job-0", "SUCCEEDED", steps, NOW.minusSeconds(600), NOW, NOW, "200 of 2000 jobs replayed", 0, 0);
+
+        BulkReplay fitted = b.fittedTo(300_000);
+
+        long replayedNamed = fitted.outcomes().stream().filter(st -> st.outcome().equals("REPLAYED")).count();
+        long othersNamed = fitted.outcomes().size() - replayedNamed;
+        assertEquals(200, replayedNamed + fitted.stepsOmitted(), "replayed, named or counted");
+        assertEquals(1800, othersNamed + fitted.notReplayedOmitted(), "not replayed, named or counted, never counted as replayed");
+        assertTrue(fitted.notReplayedOmitted() > 0, "more than fit");
     }
 }
