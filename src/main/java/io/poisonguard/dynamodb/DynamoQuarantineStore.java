@@ -386,75 +386,58 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     @Override
     public List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant before, Instant now, int limit) {
-        List<QuarantineRecord> out = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_CLASS)
-                    .keyConditionExpression("failureClass = :c AND quarantinedAt <= :before")
-                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
-                            + " AND (attribute_not_exists(escalated) OR NOT contains(escalated, :last))")
-                    .expressionAttributeNames(Map.of("#status", "status"))
-                    .expressionAttributeValues(Map.of(":c", Attrs.s(failureClass.name()), ":before", Attrs.millis(before),
-                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()), ":now", Attrs.epochSeconds(now),
-                            ":last", Attrs.s(LAST_STAGE)))
-                    .scanIndexForward(true).exclusiveStartKey(start).build());
-            for (Map<String, AttributeValue> item : page.items()) {
-                if (out.size() < limit) {
-                    out.add(decode(item));
-                }
-            }
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null && out.size() < limit);
-        return out;
+        return waitingInClass(failureClass, now, " AND quarantinedAt <= :before",
+                " AND (attribute_not_exists(escalated) OR NOT contains(escalated, :last))",
+                Map.of(":before", Attrs.millis(before), ":last", Attrs.s(LAST_STAGE)), Map.of(), null, limit, DynamoQuarantineStore::decode);
     }
 
     @Override
     public List<Escalated> fullyEscalated(FailureClass failureClass, Instant now, int max) {
-        List<Escalated> out = new ArrayList<>();
+        return waitingInClass(failureClass, now, "", " AND contains(escalated, :last)", Map.of(":last", Attrs.s(LAST_STAGE)),
+                Map.of("#owner", "owner"), "#owner, ackBy", max, item -> new Escalated(Attrs.str(item, "owner"), item.containsKey("ackBy")));
+    }
+
+    @Override
+    public Waiting waiting(FailureClass failureClass, Instant now, int max) {
+        // Only the time of each match, oldest first: the first is the oldest waiting job.
+        List<Instant> times = waitingInClass(failureClass, now, "", "", Map.of(), Map.of(), "quarantinedAt", max,
+                item -> Attrs.instantMillis(item, "quarantinedAt"));
+        return new Waiting(times.size(), times.stream().findFirst());
+    }
+
+    /**
+     * The live records of one class still waiting (status QUARANTINED), oldest first through the class index, narrowed by
+     * {@code moreKey} (on quarantinedAt) and {@code moreFilter}, each mapped by {@code map}, at most {@code max}.
+     */
+    private <T> List<T> waitingInClass(FailureClass failureClass, Instant now, String moreKey, String moreFilter,
+                                       Map<String, AttributeValue> moreValues, Map<String, String> moreNames, String projection, int max,
+                                       java.util.function.Function<Map<String, AttributeValue>, T> map) {
+        Map<String, AttributeValue> values = new HashMap<>(moreValues);
+        values.put(":c", Attrs.s(failureClass.name()));
+        values.put(":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()));
+        values.put(":now", Attrs.epochSeconds(now));
+        Map<String, String> names = new HashMap<>(moreNames);
+        names.put("#status", "status");
+        List<T> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
-            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_CLASS)
-                    .keyConditionExpression("failureClass = :c")
-                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)"
-                            + " AND contains(escalated, :last)")
-                    .projectionExpression("#owner, ackBy")
-                    .expressionAttributeNames(Map.of("#status", "status", "#owner", "owner"))
-                    .expressionAttributeValues(Map.of(":c", Attrs.s(failureClass.name()),
-                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()), ":now", Attrs.epochSeconds(now),
-                            ":last", Attrs.s(LAST_STAGE)))
-                    .exclusiveStartKey(start).build());
+            QueryRequest.Builder query = QueryRequest.builder().tableName(table).indexName(BY_CLASS)
+                    .keyConditionExpression("failureClass = :c" + moreKey)
+                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)" + moreFilter)
+                    .expressionAttributeNames(names).expressionAttributeValues(values)
+                    .scanIndexForward(true).exclusiveStartKey(start);
+            if (projection != null) {
+                query.projectionExpression(projection);
+            }
+            QueryResponse page = dynamo.query(query.build());
             for (Map<String, AttributeValue> item : page.items()) {
                 if (out.size() < max) {
-                    out.add(new Escalated(Attrs.str(item, "owner"), item.containsKey("ackBy")));
+                    out.add(map.apply(item));
                 }
             }
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null && out.size() < max);
         return out;
-    }
-
-    @Override
-    public Waiting waiting(FailureClass failureClass, Instant now, int max) {
-        long count = 0;
-        Instant oldest = null;
-        Map<String, AttributeValue> start = null;
-        do {
-            // Oldest first, only the time of each match: the first match is the oldest waiting job.
-            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_CLASS)
-                    .keyConditionExpression("failureClass = :c")
-                    .filterExpression("#status = :waiting AND (attribute_not_exists(expiresAt) OR expiresAt > :now)")
-                    .projectionExpression("quarantinedAt")
-                    .expressionAttributeNames(Map.of("#status", "status"))
-                    .expressionAttributeValues(Map.of(":c", Attrs.s(failureClass.name()),
-                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name()), ":now", Attrs.epochSeconds(now)))
-                    .scanIndexForward(true).exclusiveStartKey(start).build());
-            if (oldest == null && !page.items().isEmpty()) {
-                oldest = Attrs.instantMillis(page.items().get(0), "quarantinedAt");
-            }
-            count += page.items().size();
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null && count < max);
-        return new Waiting(Math.min(count, max), Optional.ofNullable(oldest));
     }
 
     /** The job key of a stored item: a key without a tenant part is the key of a copy that named no valid tenant. */

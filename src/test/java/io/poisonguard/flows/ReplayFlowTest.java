@@ -127,6 +127,12 @@ class ReplayFlowTest extends FlowTest {
     }
 
 
+    /** The job's newest REPLAY audit entry. */
+    private AuditEntry replayAudited(String jobId) {
+        return audit.forJob(jobId, 10).stream().filter(e -> e.action() == AuditAction.REPLAY).findFirst()
+                .orElseThrow(() -> new AssertionError("no replay of " + jobId + " is audited"));
+    }
+
     private List<Message> noticesFor(String jobId) {
         return queues.drain(names.noticesQueue()).stream().filter(m -> jobId.equals(Queues.attr(m, "job-id"))).toList();
     }
@@ -202,7 +208,7 @@ class ReplayFlowTest extends FlowTest {
         assertEquals(JobState.QUARANTINED, after.state(), "put back, not left REPLAYING");
         assertEquals(1, after.generation(), "at the generation it was quarantined at");
         assertEquals(QuarantineStatus.QUARANTINED, quarantine.find(job).orElseThrow().status());
-        AuditEntry failed = audit.forJob("r-outage", 10).stream().filter(e -> e.action() == AuditAction.REPLAY).findFirst().orElseThrow();
+        AuditEntry failed = replayAudited("r-outage");
         assertEquals("REFUSED_UNAVAILABLE", failed.outcome());
         assertEquals("vault outage drill", failed.reason());
         assertTrue(failed.detail().contains("the payload vault did not answer"), failed.detail());
@@ -233,8 +239,7 @@ class ReplayFlowTest extends FlowTest {
         LedgerRecord after = ledger.find(job).orElseThrow();
         assertEquals(JobState.REPLAYING, after.state(), "nothing was written: the job is as stuck as it was");
         assertEquals(2, after.generation());
-        AuditEntry failed = audit.forJob("r-stuck-outage", 10).stream().filter(e -> e.action() == AuditAction.REPLAY)
-                .findFirst().orElseThrow(() -> new AssertionError("the failed re-issue is not audited"));
+        AuditEntry failed = replayAudited("r-stuck-outage");
         assertEquals("REFUSED_UNAVAILABLE", failed.outcome());
         assertEquals("re-issue during a vault outage", failed.reason());
 

@@ -85,6 +85,22 @@ class GiveBackTest {
     @Test
     void anEndingWhoseConflictCannotBeCheckedWaitsForTheLedgerAndIsWritten() {
         PoisonGuardConfig config = Configs.defaults().build();
+        HeartbeatRenewalTest.Ledger ledger = new HeartbeatRenewalTest.FlappingLedger();
+        Stage stage = stage(config, ledger);
+
+        stage.outcomes().giveBack(stage.started(), stage.message(), "the worker is stopping");
+
+        LedgerRecord stored = ledger.items.get("job-1");
+        assertEquals(AttemptOutcome.ABANDONED, stored.currentEntry().outcome(), "the attempt's end was written");
+        assertTrue(stage.queue().changes.contains(config.consumer().visibilityTimeout()),
+                "the copy was kept hidden meanwhile: " + stage.queue().changes);
+    }
+
+    /** An outcome stage over {@code ledger} with its own gate, and a job whose attempt started in it. */
+    record Stage(OutcomeStage outcomes, LedgerGate gate, Visibility queue, LedgerRecord started, InboundMessage message) {
+    }
+
+    private static Stage stage(PoisonGuardConfig config, HeartbeatRenewalTest.Ledger ledger) {
         HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands() {
             @Override
             public java.time.Instant instant() {
@@ -93,7 +109,6 @@ class GiveBackTest {
                 return now;
             }
         };
-        HeartbeatRenewalTest.Ledger ledger = new HeartbeatRenewalTest.FlappingLedger();
         Visibility queue = new Visibility();
         Decisions decisions = new Decisions(Settings.policy(config));
         SplittableRandom random = new SplittableRandom(1);
@@ -104,13 +119,7 @@ class GiveBackTest {
         Intake intake = decisions.intake(LedgerRecord.fresh("job-1", "tenant-a", "permit-report", 1, clock.now), Optional.empty(), 1,
                 clock.now, "worker-1", new Decisions.Lane(false, 3), random);
         LedgerRecord started = ledger.write(((Intake.Run) intake).next());
-        InboundMessage m = new InboundMessage("m1", "rh1", "{}", Map.of(), clock.now, 1, clock.now);
-
-        outcomes.giveBack(started, m, "the worker is stopping");
-
-        LedgerRecord stored = ledger.items.get("job-1");
-        assertEquals(AttemptOutcome.ABANDONED, stored.currentEntry().outcome(), "the attempt's end was written");
-        assertTrue(queue.changes.contains(config.consumer().visibilityTimeout()), "the copy was kept hidden meanwhile: " + queue.changes);
+        return new Stage(outcomes, gate, queue, started, new InboundMessage("m1", "rh1", "{}", Map.of(), clock.now, 1, clock.now));
     }
 
     /** A ledger that answers nothing while {@code down} is set. */
@@ -144,32 +153,15 @@ class GiveBackTest {
     @Test
     void anEndingNotWrittenWithinThePatienceIsWrittenWhenTheLedgerAnswersBeforeConsumptionResumes() {
         PoisonGuardConfig config = Configs.defaults().set("poison-guard.ledger-gate.outcome-patience", "5s").build();
-        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands() {
-            @Override
-            public java.time.Instant instant() {
-                now = now.plusSeconds(1);
-                return now;
-            }
-        };
         DownLedger ledger = new DownLedger();
-        Visibility queue = new Visibility();
-        Decisions decisions = new Decisions(Settings.policy(config));
-        SplittableRandom random = new SplittableRandom(1);
-        Metrics metrics = new Metrics(new SimpleMeterRegistry());
-        LedgerGate gate = new LedgerGate(ledger, decisions, clock, metrics, "worker-1", config);
-        OutcomeStage outcomes = new OutcomeStage(ledger, queue, null, decisions, clock, random, metrics,
-                null, null, null, null, gate, null, config, "worker-1");
-        Intake intake = decisions.intake(LedgerRecord.fresh("job-1", "tenant-a", "permit-report", 1, clock.now), Optional.empty(), 1,
-                clock.now, "worker-1", new Decisions.Lane(false, 3), random);
-        LedgerRecord started = ledger.write(((Intake.Run) intake).next());
-        InboundMessage m = new InboundMessage("m1", "rh1", "{}", Map.of(), clock.now, 1, clock.now);
+        Stage stage = stage(config, ledger);
 
         ledger.down = true;
-        outcomes.giveBack(started, m, "the worker is stopping");
+        stage.outcomes().giveBack(stage.started(), stage.message(), "the worker is stopping");
         assertEquals(AttemptOutcome.RUNNING, ledger.items.get("job-1").currentEntry().outcome(), "patience ran out, nothing written");
 
         ledger.down = false;
-        assertTrue(gate.awaitOpen(Duration.ofMinutes(1)), "the gate opens once the ledger answers");
+        assertTrue(stage.gate().awaitOpen(Duration.ofMinutes(1)), "the gate opens once the ledger answers");
         LedgerRecord stored = ledger.items.get("job-1");
         assertEquals(AttemptOutcome.ABANDONED, stored.currentEntry().outcome(), "the ending was written before consumption resumed");
         assertNull(stored.leaseOwner(), "no lease is left to run out and be charged as a crash");
