@@ -23,6 +23,15 @@ public sealed interface Adoption {
     record Finished(LedgerRecord current, String why) implements Adoption {
     }
 
+    /**
+     * SQS's redrive backstop moved a copy of a job the ledger still tracks (waiting for its next attempt, or an attempt
+     * whose lease ran out): the receives that filled SQS's count were the service's own uncounted give-backs (held by the
+     * systemic guard, returned while consumption was paused, a prefetched copy that found no slot), not the job's
+     * failures. The copy goes back to the main queue as it came, where the ledger's limits judge the job.
+     */
+    record GiveBack(LedgerRecord current, String why) implements Adoption {
+    }
+
     /** An attempt of the job holds a live lease: quarantining now would make it quarantined and active at once. Later. */
     record Busy(LedgerRecord current) implements Adoption {
     }

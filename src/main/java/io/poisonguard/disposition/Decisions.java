@@ -122,9 +122,10 @@ public final class Decisions {
     /**
      * Decides what to do with a job's copy found in the DLQ without a quarantine attribute (SQS's redrive
      * backstop or an operator moved it there), given the job's ledger record ({@link LedgerRecord#fresh}
-     * when the job was never seen) and how often SQS says the copy was received.
+     * when the job was never seen), how often SQS says the copy was received, and the main queue's redrive
+     * backstop ({@code maxReceiveCount}): a copy received that often was moved by SQS, one received fewer times by hand.
      */
-    public Adoption adopt(LedgerRecord current, int messageGeneration, int receiveCount, Instant now) {
+    public Adoption adopt(LedgerRecord current, int messageGeneration, int receiveCount, int backstop, Instant now) {
         JobState state = current.state();
         if (state == JobState.RESOLVED) {
             return new Adoption.Finished(current, "an operator resolved the job");
@@ -144,6 +145,12 @@ public final class Decisions {
         }
         if (current.leaseHeldAt(now)) {
             return new Adoption.Busy(current);
+        }
+        if (!current.isNew() && receiveCount >= backstop) {
+            // The ledger knows the job and has not parked it, so every counted attempt stayed within its class's limit: the
+            // receives were the service's uncounted give-backs. Quarantining it would charge an outage to the backlog.
+            return new Adoption.GiveBack(current, "SQS's redrive backstop moved it after " + receiveCount + " receives while its ledger says "
+                    + current.state() + " after " + current.attempt() + " attempt(s)");
         }
         String reason = "found in the dead-letter queue without a quarantine record after " + receiveCount
                 + " receives (SQS's redrive backstop or moved by hand)";

@@ -40,6 +40,9 @@ public class Metrics {
         DEFERRED_RETRY_DELAY
     }
 
+    private static final String RETURNED = "poison.guard.dead.letter.returned";
+    private static final String RETURNED_HELP = "Jobs SQS's redrive backstop moved to the DLQ while their ledger still tracked them,"
+            + " given back to the main queue";
     private final MeterRegistry registry;
     private final AtomicInteger inFlight = new AtomicInteger();
     private final AtomicInteger paused = new AtomicInteger();
@@ -76,6 +79,7 @@ public class Metrics {
                 .register(registry);
         Counter.builder("poison.guard.dead.letter.adopted")
                 .description("Jobs found in the DLQ without a quarantine record and adopted as REDRIVEN").register(registry);
+        Counter.builder(RETURNED).description(RETURNED_HELP).register(registry);
         for (FailureClass c : FailureClass.values()) {
             // Registered up front so alert rules see a zero, not an absent series.
             Counter.builder("poison.guard.quarantined").description("Jobs quarantined, by failure class")
@@ -122,6 +126,11 @@ public class Metrics {
     public Counter escalationCounter(String owner, String stage) {
         return Counter.builder("poison.guard.escalations").description("Overdue quarantine records escalated to their owner, by owner and review stage")
                 .tag("owner", owner).tag("stage", stage).register(registry);
+    }
+
+    /** The dead-letter intake gave a job the redrive backstop moved, and its ledger still tracks, back to the main queue. */
+    public void returnedFromDeadLetters() {
+        Counter.builder(RETURNED).description(RETURNED_HELP).register(registry).increment();
     }
 
     /** The dead-letter intake adopted a job it found in the DLQ without a quarantine record. */

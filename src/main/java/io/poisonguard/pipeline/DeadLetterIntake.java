@@ -177,9 +177,13 @@ public class DeadLetterIntake {
         LedgerRecord current = ledger.findOwn(key).orElseGet(() -> LedgerRecord.fresh(jobId, key.tenant(),
                 io.poisonguard.admission.Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE)), generation, now));
         LedgerRecord parked;
-        switch (decisions.adopt(current, generation, m.receiveCount(), now)) {
+        switch (decisions.adopt(current, generation, m.receiveCount(), config.resources().redriveMaxReceiveCount(), now)) {
             case Adoption.Busy busy -> {
                 LOG.debugf("Job %s: a dead-letter copy waits, an attempt holds the lease", jobId);
+                return false;
+            }
+            case Adoption.GiveBack back -> {
+                giveBack(m, jobId, back.why());
                 return false;
             }
             case Adoption.Finished finished -> {
@@ -257,6 +261,29 @@ public class DeadLetterIntake {
             LOG.infof("Job %s: a dead-letter copy without quarantine attributes was marked as one of its copies (already quarantined)", jobId);
         }
         return first;
+    }
+
+    /**
+     * Sends a copy the backstop moved back to the main queue as it came, then deletes it here. A failed send leaves it for
+     * the next sweep; a failed delete after the send leaves one more copy of the job on the main queue, which the ledger
+     * takes for the duplicate it is.
+     */
+    private void giveBack(InboundMessage m, String jobId, String why) {
+        try {
+            inbox.returnToSource(m);
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s: giving its dead-letter copy back to the main queue failed (%s); the next sweep tries again", jobId,
+                    e.getClass().getSimpleName());
+            return;
+        }
+        metrics.returnedFromDeadLetters();
+        LOG.warnf("Job %s given back to the main queue from the dead-letter queue, not quarantined: %s", jobId, why);
+        try {
+            inbox.delete(m);
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s: deleting its dead-letter copy after giving it back failed (%s); the next sweep gives it back again",
+                    jobId, e.getClass().getSimpleName());
+        }
     }
 
     /** Records (and alerts, once) an orphan whose labelled copy the DLQ refuses for good, the vault off: the original stays. */

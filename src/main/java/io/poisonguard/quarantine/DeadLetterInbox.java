@@ -14,6 +14,9 @@ public interface DeadLetterInbox {
     /** Removes a message received here; only once its content is durable elsewhere. */
     void delete(InboundMessage m);
 
+    /** Sends a message received here to the main queue, body and attributes as they came (it is not deleted here). */
+    void returnToSource(InboundMessage m);
+
     /** Makes messages received here visible again at once. */
     void release(List<InboundMessage> messages);
 }

@@ -42,6 +42,12 @@ public class SqsDeadLetterInbox implements DeadLetterInbox {
     }
 
     @Override
+    public void returnToSource(InboundMessage m) {
+        // It came from the main queue, so its attributes fit the main queue's limits as they are.
+        sqs.sendMessage(b -> b.queueUrl(urls.jobs()).messageBody(m.body()).messageAttributes(SqsJobQueue.toSdk(m.attributes())));
+    }
+
+    @Override
     public void release(List<InboundMessage> messages) {
         for (int i = 0; i < messages.size(); i += 10) {
             List<InboundMessage> chunk = messages.subList(i, Math.min(messages.size(), i + 10));

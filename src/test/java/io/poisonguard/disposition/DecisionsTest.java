@@ -49,16 +49,41 @@ class DecisionsTest {
         // the DLQ must not be turned into the quarantine the job type opted out of (a record nothing can replay, a page).
         LedgerRecord dropped = fresh().moveTo(JobState.QUARANTINED, NOW).moveTo(JobState.DROPPED, NOW);
 
-        Adoption adoption = policy().decisions().adopt(dropped, 1, 12, NOW.plusSeconds(60));
+        Adoption adoption = policy().decisions().adopt(dropped, 1, 12, 100, NOW.plusSeconds(60));
 
         assertInstanceOf(Adoption.Finished.class, adoption, "a dropped job's copy is a leftover");
+    }
+
+    @Test
+    void aCopyTheRedriveBackstopMovedOfAJobItsLedgerStillTracksGoesBackNotIntoQuarantine() {
+        Decisions decisions = policy().decisions();
+        // Waiting for its next attempt, its give-backs uncounted: SQS's count says nothing about the job.
+        LedgerRecord waiting = fresh().moveTo(JobState.RETRY_WAIT, NOW);
+        assertInstanceOf(Adoption.GiveBack.class, decisions.adopt(waiting, 1, 100, 100, NOW.plusSeconds(60)));
+        // An attempt whose lease ran out: the next intake charges that crash, as it would on the main queue.
+        LedgerRecord lapsed = fresh().moveTo(JobState.ACTIVE, NOW).withLease(WORKER, NOW.plusSeconds(30));
+        assertInstanceOf(Adoption.GiveBack.class, decisions.adopt(lapsed, 1, 101, 100, NOW.plusSeconds(60)));
+        // Still leased: later, as before.
+        assertInstanceOf(Adoption.Busy.class, decisions.adopt(lapsed, 1, 101, 100, NOW.plusSeconds(10)));
+    }
+
+    @Test
+    void aCopyMovedByHandOrOfAJobTheLedgerNeverSawIsStillQuarantinedAsRedriven() {
+        Decisions decisions = policy().decisions();
+        LedgerRecord waiting = fresh().moveTo(JobState.RETRY_WAIT, NOW);
+        // Received fewer times than the backstop: an operator moved it, and means it.
+        Adoption byHand = decisions.adopt(waiting, 1, 3, 100, NOW.plusSeconds(60));
+        assertEquals(FailureClass.REDRIVEN, assertInstanceOf(Adoption.Quarantine.class, byHand).next().quarantineClass());
+        // Never recorded in 100 receives: whatever stops the service before its first write is what the backstop is for.
+        Adoption unseen = decisions.adopt(LedgerRecord.fresh("never-seen", "tenant-a", "permit-report", 1, NOW), 1, 100, 100, NOW);
+        assertInstanceOf(Adoption.Quarantine.class, unseen);
     }
 
     @Test
     void aDeadLetterCopyOfAQuarantinedJobIsOneOfItsCopies() {
         LedgerRecord quarantined = fresh().moveTo(JobState.QUARANTINED, NOW);
 
-        assertInstanceOf(Adoption.AlreadyParked.class, policy().decisions().adopt(quarantined, 1, 12, NOW.plusSeconds(60)));
+        assertInstanceOf(Adoption.AlreadyParked.class, policy().decisions().adopt(quarantined, 1, 12, 100, NOW.plusSeconds(60)));
     }
 
     @Test

@@ -168,6 +168,35 @@ class DeadLetterIntakeTest extends FlowTest {
     }
 
     @Test
+    void aHealthyJobTheRedriveBackstopMovedWhileItsLedgerStillTracksItGoesBackToTheMainQueueAndSucceeds() {
+        Queues queues = queues();
+        tenant("t-held");
+        // The job waits for its next attempt with nothing charged to it: its copies were given back uncounted (held by the
+        // systemic guard, returned while consumption was paused), and SQS counted every one of those receives toward
+        // its redrive backstop. A long outage moves a healthy backlog to the DLQ this way.
+        java.time.Instant now = java.time.Instant.now();
+        ledger.write(LedgerRecord.fresh("held-long", "t-held", "permit-report", 1, now).moveTo(JobState.RETRY_WAIT, now));
+        queues.send(Queues.permitV3("P-HELD"), Queues.permitAttributes("held-long", "t-held", 3));
+        String jobsUrl = queues.url(names.jobsQueue());
+        await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> {
+            sqs.receiveMessage(b -> b.queueUrl(jobsUrl).maxNumberOfMessages(10).visibilityTimeout(0));
+            return queues.depth(names.jobsQueue()) == 0;
+        });
+
+        // The sweep gives it back to the main queue, where the ledger's own limits judge it: no quarantine, no alert.
+        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 1 && queues.depth(names.deadLetterQueue()) == 0);
+        assertTrue(quarantine.find(key("held-long")).isEmpty(), "a job its ledger still tracks is not quarantined as REDRIVEN");
+        assertEquals(JobState.RETRY_WAIT, state("held-long"));
+        assertEquals(0, alertsFor("held-long"));
+        management().get("/q/metrics").then().body(containsString("poison_guard_dead_letter_returned_total 1.0"));
+
+        poller.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("held-long") == JobState.SUCCEEDED);
+        assertEquals(1, noticesFor("held-long"), "it ran once and sent its notice once");
+        assertEquals(1, ledger.find(key("held-long")).orElseThrow().attempt());
+    }
+
+    @Test
     void anOrphanWhoseDeleteFailsOnceAfterItsRecordIsWrittenIsStillAlertedOnce() {
         tenant("t-flaky");
         // The first delete of this job's orphan is refused (a throttle, a 5xx) after its record is written.
