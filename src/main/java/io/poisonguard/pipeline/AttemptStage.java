@@ -185,6 +185,25 @@ public class AttemptStage {
             effects.dropDeferred();
             return a;
         }
+        switch (heartbeat.standing(a.running())) {
+            case TAKEN_OVER -> {
+                // Another attempt holds the job and performs (and records) these effects itself; this one's ending write
+                // finds the record not its own.
+                effects.dropDeferred();
+                LOG.warnf("Job %s: attempt %d succeeded after another attempt took the job over; its deferred effects are not"
+                        + " performed", a.running().record().jobId(), a.running().record().attempt());
+                return a;
+            }
+            case UNKNOWN -> {
+                // Not known to be ours: neither perform the effects nor record a success without them. Given back uncounted.
+                effects.dropDeferred();
+                return a.withResult(new AttemptResult.StoreDown(new io.poisonguard.ledger.StoreUnavailable(
+                        "the ledger, to confirm the attempt still holds the job", false,
+                        new IllegalStateException("the attempt's lease ran out and the ledger did not confirm it"))));
+            }
+            case OURS -> {
+            }
+        }
         AttemptResult result = outcomeOf(a.running().record().jobId(), effects::performDeferred);
         return result instanceof AttemptResult.Succeeded ? a : a.withResult(result);
     }

@@ -28,6 +28,8 @@ import java.util.concurrent.TimeUnit;
 @Singleton
 public class Heartbeat {
     private static final Logger LOG = Logger.getLogger(Heartbeat.class);
+    /** How much of its lease an attempt must have left to act without asking the ledger: other workers' clocks may run ahead. */
+    static final Duration ACT_MARGIN = Duration.ofSeconds(1);
 
     private final Set<Running> running = ConcurrentHashMap.newKeySet();
     private final SourceQueue source;
@@ -157,6 +159,51 @@ public class Heartbeat {
             return;
         }
         running.remove(r);
+        r.takenOver(true);
         LOG.warnf("Job %s: lease was taken over while attempt %d still runs", r.record().jobId(), r.record().attempt());
+    }
+
+    /** Whether an attempt may still act as its job's: see {@link #standing}. */
+    enum Standing { OURS, TAKEN_OVER, UNKNOWN }
+
+    /**
+     * Before an attempt acts on its success (the effects deferred to it): whether the job is still its own. A lease this
+     * worker wrote that runs at least {@link Decisions#LEASE_MARGIN}-like a second longer answers at once, with no call:
+     * no other worker takes a leased job. A lease that ran out (renewals stopped by a pause, a ledger brownout, deferred
+     * work past the deadline) is taken up again by one conditional write, which another attempt's takeover fails;
+     * {@code UNKNOWN} when the ledger did not answer.
+     */
+    Standing standing(Running r) {
+        r.lock.lock();
+        try {
+            if (r.takenOver()) {
+                return Standing.TAKEN_OVER;
+            }
+            Instant now = clock.instant();
+            if (r.record().leaseHeldAt(now.plus(ACT_MARGIN))) {
+                return Standing.OURS;
+            }
+            try {
+                r.record(ledger.write(r.record().withLease(worker, now.plus(visibility))));
+                r.extendedAt(now);
+                return Standing.OURS;
+            } catch (LedgerConflict conflict) {
+                java.util.Optional<LedgerRecord> stored = ledger.findOwn(io.poisonguard.ledger.JobKey.of(r.record()));
+                if (stored.isPresent() && Ownership.stillRunning(stored.get(), r.record(), worker)) {
+                    // Our own write landed unanswered: the lease it set is the one to trust.
+                    r.record(stored.get());
+                    return stored.get().leaseHeldAt(now.plus(ACT_MARGIN)) ? Standing.OURS : Standing.UNKNOWN;
+                }
+                running.remove(r);
+                r.takenOver(true);
+                return Standing.TAKEN_OVER;
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s: could not confirm attempt %d still holds the job (%s)", r.record().jobId(), r.record().attempt(),
+                    e.getClass().getSimpleName());
+            return Standing.UNKNOWN;
+        } finally {
+            r.lock.unlock();
+        }
     }
 }

@@ -17,6 +17,7 @@ final class Running {
     private Instant extendedAt;
     private final Instant deadline;
     private boolean finished;
+    private volatile boolean takenOver;
 
     Running(InboundMessage message, LedgerRecord record, Instant startedAt, Instant deadline) {
         this.message = message;
@@ -52,5 +53,14 @@ final class Running {
 
     void finish() {
         finished = true;
+    }
+
+    /** Whether the ledger was found to say that another attempt holds the job: this one may no longer act as it. */
+    boolean takenOver() {
+        return takenOver;
+    }
+
+    void takenOver(boolean b) {
+        takenOver = b;
     }
 }
