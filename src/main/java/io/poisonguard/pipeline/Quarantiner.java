@@ -161,6 +161,15 @@ public class Quarantiner {
      * replayed generation is never dropped: someone chose to run it again.
      */
     private void drop(LedgerRecord record, InboundMessage m, Instant now) {
+        if (record.state() != null && record.state() != io.poisonguard.ledger.JobState.DROPPED
+                && !record.state().canMoveTo(io.poisonguard.ledger.JobState.DROPPED)) {
+            // Resolved or unrecoverable before its type became disposable: no copy of it may run, and there is nothing to
+            // keep for it nor to record. The copy is deleted (the ledger cannot say DROPPED from here, and need not).
+            source.delete(m);
+            metrics.outcome(Outcome.DROPPED_DISPOSABLE, record.quarantineClass());
+            LOG.infof("Job %s: a copy of this %s job of disposable type %s was deleted", record.jobId(), record.state(), record.jobType());
+            return;
+        }
         if (record.state() != io.poisonguard.ledger.JobState.DROPPED) {
             try {
                 ledger.write(record.moveTo(io.poisonguard.ledger.JobState.DROPPED, now));

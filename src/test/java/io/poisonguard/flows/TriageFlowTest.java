@@ -271,4 +271,22 @@ class TriageFlowTest extends FlowTest {
         assertEquals(JobState.DROPPED, ledger.find(dropped).orElseThrow().state());
         assertEquals(1, ledger.find(dropped).orElseThrow().attempt(), "the copy did not run");
     }
+
+    @Test
+    void aCopyOfAJobResolvedBeforeItsTypeBecameDisposableIsDeletedNotCycled() {
+        // Quarantined and resolved by an operator while its type was kept; the type has since been made disposable, and a
+        // copy of the job turns up (a producer's resend, a copy moved back from the DLQ).
+        java.time.Instant now = java.time.Instant.now();
+        JobKey resolved = new JobKey("tenant-s", "resolved-then-disposable");
+        ledger.write(io.poisonguard.ledger.LedgerRecord.fresh(resolved.jobId(), "tenant-s", "scripted", 1, now)
+                .moveTo(JobState.QUARANTINED, now).withQuarantine(io.poisonguard.failure.FailureClass.PERMANENT, "boom")
+                .moveTo(JobState.RESOLVED, now));
+        int dlqBefore = queues().depth(names.deadLetterQueue());
+        queues().send("ok", ScriptedHandler.attributes(resolved.jobId()));
+
+        // Nothing to keep (the job was resolved, its type is disposable) and nothing to record: the copy is deleted.
+        await().atMost(Duration.ofSeconds(20)).until(() -> queues().depth(names.jobsQueue()) == 0);
+        assertEquals(JobState.RESOLVED, ledger.find(resolved).orElseThrow().state());
+        assertEquals(dlqBefore, queues().depth(names.deadLetterQueue()), "no dead-letter copy for it");
+    }
 }
