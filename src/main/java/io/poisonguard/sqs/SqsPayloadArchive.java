@@ -72,7 +72,8 @@ public class SqsPayloadArchive implements PayloadArchive {
     private ArchiveScan scan(JobKey key, int waitSeconds, int emptiesToStop) {
         String url = urls.deadLetter();
         List<ArchivedMessage> found = new ArrayList<>();
-        List<Message> others = new ArrayList<>();
+        // Only the receipt handles of what is given back: a deep DLQ of large messages would not fit in the heap whole.
+        List<String> others = new ArrayList<>();
         Set<String> seen = new HashSet<>();
         boolean complete = false;
         try {
@@ -97,13 +98,13 @@ public class SqsPayloadArchive implements PayloadArchive {
                             && JobKey.of(domain.attribute(WireAttributes.TENANT).orElse(null), key.jobId()).equals(key)) {
                         found.add(new ArchivedMessage(m.messageId(), m.receiptHandle(), m.body(), domain.attributes()));
                     } else {
-                        others.add(m);
+                        others.add(m.receiptHandle());
                     }
                 }
                 complete = wrapped;
             }
         } finally {
-            giveBack(url, others.stream().map(Message::receiptHandle).toList());
+            giveBack(url, others);
         }
         return new ArchiveScan(found, complete);
     }
