@@ -108,8 +108,9 @@ public final class Settings {
                 "must be between 0 and 100ms");
         require(config.notices().batchesInFlight() >= 1 && config.notices().batchesInFlight() <= 10, "notices.batches-in-flight",
                 "must be between 1 and 10");
-        require(!consumer.receiveWait().isNegative() && consumer.receiveWait().toSeconds() <= 20, "consumer.receive-wait",
-                "must be between 0s and 20s (the SQS long-poll limit)");
+        // SQS waits whole seconds: under one is a short poll, and an idle worker would ask again at once, for ever.
+        require(consumer.receiveWait().toSeconds() >= 1 && consumer.receiveWait().toSeconds() <= 20, "consumer.receive-wait",
+                "must be between 1s and 20s (SQS long-polls whole seconds, up to 20)");
         require(consumer.visibilityTimeout().toSeconds() >= 1 && consumer.visibilityTimeout().compareTo(Ladder.SQS_MAX_VISIBILITY) <= 0,
                 "consumer.visibility-timeout", "must be between 1s and 43200s (the SQS visibility limit)");
         require(!consumer.heartbeatInterval().isNegative() && !consumer.heartbeatInterval().isZero()
@@ -167,8 +168,15 @@ public final class Settings {
                 "must be between 0s and 12h (SQS cannot keep a message hidden longer)");
 
         Map<FailureClass, ClassPolicy> classes = ClassPolicies.of(config.failure());
-        for (LadderReport report : LadderLint.lint(classes, retention, consumer.visibilityTimeout(), 1, 0)) {
-            refuseDead(report, config.failure().allowDeadSettings());
+        // An attempt is judged to use its whole lease, except a TIMEOUT one, which lasts its deadline (the longest any job
+        // type has): a ladder the deadlines stretch past the queue's retention would lose the message, not quarantine it.
+        Duration longestDeadline = attempt.deadlines().values().stream().reduce(attempt.deadline(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
+        for (FailureClass c : FailureClass.values()) {
+            if (classes.containsKey(c)) {
+                Duration attemptTime = c == FailureClass.TIMEOUT && longestDeadline.compareTo(consumer.visibilityTimeout()) > 0
+                        ? longestDeadline : consumer.visibilityTimeout();
+                refuseDead(LadderLint.report(c, classes.get(c), retention, attemptTime, 1, 0), config.failure().allowDeadSettings());
+            }
         }
         Policy policy = new Policy(classes, consumer.visibilityTimeout(), consumer.historySize(), config.failure().crashAttribution());
         int backstop = config.resources().redriveMaxReceiveCount();

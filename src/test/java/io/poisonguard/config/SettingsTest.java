@@ -115,6 +115,30 @@ class SettingsTest {
     }
 
     @Test
+    void aTimeoutLimitTheDeadlineKeepsBeyondTheQueueRetentionRefusesToBootNamingIt() {
+        // A TIMEOUT attempt lasts its whole deadline: the fourth attempt of a 9-hour job starts 27 hours after the first, when
+        // SQS has already deleted the message (no quarantine, no alert). Judged with a visibility timeout's attempt, it booted.
+        refused(() -> Settings.policy(defaults().set("poison-guard.resources.queue-retention", "1d")
+                .set("poison-guard.attempt.deadline", "9h").set("poison-guard.failure.timeout.max-attempts", "4").build()),
+                "poison-guard.failure.timeout.max-attempts");
+        refused(() -> Settings.policy(defaults().set("poison-guard.resources.queue-retention", "1d")
+                .set("poison-guard.attempt.deadlines.\"report\"", "9h").set("poison-guard.failure.timeout.max-attempts", "4").build()),
+                "poison-guard.failure.timeout.max-attempts");
+        assertDoesNotThrow(() -> Settings.policy(defaults().set("poison-guard.resources.queue-retention", "1d")
+                .set("poison-guard.attempt.deadline", "9h").set("poison-guard.failure.timeout.max-attempts", "3").build()));
+    }
+
+    @Test
+    void aReceiveWaitUnderASecondRefusesToBootNamingIt() {
+        // SQS takes whole seconds: 500ms is a short poll, and an idle worker would ask SQS again at once, for ever.
+        refused(() -> Settings.policy(defaults().set("poison-guard.consumer.receive-wait", "500ms").build()),
+                "poison-guard.consumer.receive-wait");
+        refused(() -> Settings.policy(defaults().set("poison-guard.consumer.receive-wait", "0s").build()),
+                "poison-guard.consumer.receive-wait");
+        assertDoesNotThrow(() -> Settings.policy(defaults().set("poison-guard.consumer.receive-wait", "1s").build()));
+    }
+
+    @Test
     void aCapAboveTheSqsVisibilityLimitRefusesToBootNamingTheCap() {
         refused(() -> Settings.policy(defaults().set("poison-guard.failure.transient.cap", "43201s").build()),
                 "poison-guard.failure.transient.cap");
