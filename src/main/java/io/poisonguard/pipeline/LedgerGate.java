@@ -48,6 +48,8 @@ public class LedgerGate {
     private final Queue<LedgerRecord> unwritten = new ConcurrentLinkedQueue<>();
     /** Held by the one caller that probes; others do not wait behind a probe that may take seconds. */
     private final ReentrantLock probing = new ReentrantLock();
+    /** Failures reported so far (guarded by this): a probe that settled while another came in does not open the gate. */
+    private long failures;
     private volatile Instant downSince;
     private volatile Instant nextProbe;
 
@@ -63,6 +65,7 @@ public class LedgerGate {
 
     /** A store call failed for want of an answer: pause consumption until a probe succeeds. */
     public synchronized void unavailable(StoreUnavailable e) {
+        failures++;
         if (downSince == null) {
             downSince = clock.instant();
             nextProbe = downSince.plus(probeInterval);
@@ -106,6 +109,10 @@ public class LedgerGate {
         if ((due != null && clock.instant().isBefore(due)) || !probing.tryLock()) {
             return false;
         }
+        long failuresBefore;
+        synchronized (this) {
+            failuresBefore = failures;
+        }
         try {
             ledger.find(PROBE_KEY);
             settle();
@@ -122,6 +129,12 @@ public class LedgerGate {
             probing.unlock();
         }
         synchronized (this) {
+            if (failures != failuresBefore || !unsettled.isEmpty() || !unwritten.isEmpty()) {
+                // Another call went unanswered while this probe settled (the ledger flaps), and what it left to settle may
+                // have come after the walk: opening now would leave a landed start ACTIVE, to run out into a crash.
+                nextProbe = clock.instant().plus(probeInterval);
+                return false;
+            }
             if (downSince != null) {
                 LOG.infof("The ledger answers again after %s; consumption resumes", Duration.between(downSince, clock.instant()));
             }

@@ -61,4 +61,48 @@ class LedgerGateTest {
         assertTrue(gate.open(), "a probe that is answered opens the gate");
         assertEquals(2, probes.get());
     }
+
+    @Test
+    void aStartLeftUnsettledWhileAProbeSettlesIsReleasedBeforeConsumptionResumes() {
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
+        HeartbeatRenewalTest.Ledger ledger = new HeartbeatRenewalTest.Ledger();
+        LedgerGate[] gate = new LedgerGate[1];
+        // Another job's start write: it landed, but its answer was lost while this probe's settling was under way.
+        LedgerRecord landed = ledger.write(LedgerRecord.fresh("job-2", "t", "permit-report", 1, clock.now).withAttempt(1)
+                .moveTo(io.poisonguard.ledger.JobState.ACTIVE, clock.now)
+                .withEntry(io.poisonguard.ledger.AttemptEntry.started(1, 1, clock.now, "worker-1"), 10)
+                .withLease("worker-1", clock.now.plusSeconds(60)));
+        LedgerRecord earlier = LedgerRecord.fresh("job-1", "t", "permit-report", 1, clock.now).withAttempt(1);
+        AtomicInteger settlingReads = new AtomicInteger();
+        LedgerStore flapping = new LedgerStore() {
+            @Override
+            public Optional<LedgerRecord> find(JobKey key) {
+                if (key.jobId().equals("job-1") && settlingReads.getAndIncrement() == 0) {
+                    // While the probe's thread settles job-1, another thread's start write goes unanswered (the ledger
+                    // flaps): it reports the outage, which is already on, and leaves its start to be settled.
+                    gate[0].unavailable(new StoreUnavailable("the ledger", true, new SocketTimeoutException("read timed out")));
+                    gate[0].unsettled(landed);
+                }
+                return ledger.find(key);
+            }
+
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                return ledger.write(next);
+            }
+        };
+        gate[0] = new LedgerGate(flapping, new Decisions(Settings.policy(config)), clock, new Metrics(new SimpleMeterRegistry()), "worker-1", config);
+        gate[0].unavailable(new StoreUnavailable("the ledger", true, new SocketTimeoutException("read timed out")));
+        gate[0].unsettled(earlier);
+
+        clock.now = clock.now.plus(gate[0].probeInterval());
+        for (int probe = 0; probe < 3 && !gate[0].open(); probe++) {
+            clock.now = clock.now.plus(gate[0].probeInterval());
+        }
+
+        assertTrue(gate[0].downSince().isEmpty(), "the gate opens once the ledger answers");
+        LedgerRecord stored = ledger.find(JobKey.of("t", "job-2")).orElseThrow();
+        assertEquals(io.poisonguard.ledger.JobState.RETRY_WAIT, stored.state(),
+                "the start that landed unanswered is released before consumption resumes, not left ACTIVE to run out into a crash");
+    }
 }
