@@ -112,18 +112,18 @@ public class EscalationCheck {
                     counts.merge(owner.name() + "/" + ReviewStage.RESOLVE.key(), 1, Integer::sum);
                 }
                 for (ReviewStage stage : ReviewStage.overdue(owner, r.quarantinedAt(), acknowledged, false, r.triage().escalated(), now)) {
-                    JobKey key = JobKey.of(r.tenant(), r.jobId());
-                    if (!quarantine.markEscalated(key, stage.key())) {
-                        continue;
+                    try {
+                        if (escalate(r, owner, stage, now)) {
+                            escalated++;
+                        }
+                    } catch (io.poisonguard.ledger.StoreUnavailable down) {
+                        throw down;
+                    } catch (RuntimeException e) {
+                        // One record the store will not update (say, grown past DynamoDB's item limit) must not keep every
+                        // record after it, of every tenant and class, from its escalation, nor freeze the overdue gauges.
+                        LOG.warnf("Job %s: escalating its %s stage failed (%s); the other records go on, the next check tries it again",
+                                r.jobId(), stage.key(), e.getClass().getSimpleName());
                     }
-                    java.time.Duration within = stage == ReviewStage.ACKNOWLEDGE ? owner.acknowledgeWithin() : owner.resolveWithin();
-                    alerts.escalated(r, owner.name(), stage.key(), within);
-                    metrics.escalated(owner.name(), stage.key());
-                    audit.append(new AuditEntry(r.jobId(), r.tenant(), now, "poison-guard", AuditAction.ESCALATE, "", codeVersion.value(),
-                            r.generation(), r.attempts(), "ESCALATED_" + stage.name(), "owner " + owner.name() + ", not done within " + within));
-                    LOG.infof("Job %s escalated to %s: not %s within %s", r.jobId(), owner.name(),
-                            stage == ReviewStage.ACKNOWLEDGE ? "acknowledged" : "resolved", within);
-                    escalated++;
                 }
             }
         }
@@ -131,6 +131,22 @@ public class EscalationCheck {
         counts.forEach((k, v) -> overdue.computeIfAbsent(k, this::gauge).set(v));
         passes.incrementAndGet();
         return escalated;
+    }
+
+    /** Escalates one stage of one record, once across instances; false when another instance had already done it. */
+    private boolean escalate(QuarantineRecord r, Owner owner, ReviewStage stage, Instant now) {
+        JobKey key = JobKey.of(r.tenant(), r.jobId());
+        if (!quarantine.markEscalated(key, stage.key())) {
+            return false;
+        }
+        java.time.Duration within = stage == ReviewStage.ACKNOWLEDGE ? owner.acknowledgeWithin() : owner.resolveWithin();
+        alerts.escalated(r, owner.name(), stage.key(), within);
+        metrics.escalated(owner.name(), stage.key());
+        audit.append(new AuditEntry(r.jobId(), r.tenant(), now, "poison-guard", AuditAction.ESCALATE, "", codeVersion.value(),
+                r.generation(), r.attempts(), "ESCALATED_" + stage.name(), "owner " + owner.name() + ", not done within " + within));
+        LOG.infof("Job %s escalated to %s: not %s within %s", r.jobId(), owner.name(),
+                stage == ReviewStage.ACKNOWLEDGE ? "acknowledged" : "resolved", within);
+        return true;
     }
 
     /** Completed checks since boot. */
