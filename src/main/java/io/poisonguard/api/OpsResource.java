@@ -268,8 +268,10 @@ public class OpsResource {
         if (request == null || request.text() == null || request.text().isBlank()) {
             throw Problem.badRequest("a note has text");
         }
-        if (request.text().length() > io.poisonguard.triage.TriageActions.NOTE_CHARS) {
-            throw Problem.badRequest("a note is at most " + io.poisonguard.triage.TriageActions.NOTE_CHARS + " characters");
+        if (request.text().length() > io.poisonguard.triage.TriageActions.NOTE_CHARS
+                || request.text().getBytes(java.nio.charset.StandardCharsets.UTF_8).length > io.poisonguard.triage.TriageActions.NOTE_BYTES) {
+            throw Problem.badRequest("a note is at most " + io.poisonguard.triage.TriageActions.NOTE_CHARS + " characters and "
+                    + io.poisonguard.triage.TriageActions.NOTE_BYTES + " bytes of UTF-8");
         }
         return triaged(triage.note(keyOf(jobId, tenant), actor(), request.text()), jobId);
     }

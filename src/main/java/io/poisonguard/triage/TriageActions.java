@@ -23,6 +23,11 @@ import java.util.Optional;
 public class TriageActions {
     /** Longest note kept; longer text is cut. */
     public static final int NOTE_CHARS = 2_000;
+    /**
+     * Largest note kept, in UTF-8 bytes: {@link Triage#MAX_NOTES} of them (200 KB) leave the record well inside DynamoDB's
+     * 400 KB item, past which every later write to it (escalation, acknowledge, replay) would be refused.
+     */
+    public static final int NOTE_BYTES = 2_000;
 
     private final QuarantineStore quarantine;
     private final AuditLog audit;
@@ -80,12 +85,28 @@ public class TriageActions {
         if (quarantine.find(key).isEmpty()) {
             return new Outcome.NotFound();
         }
-        String clean = Scrubber.scrub(text, NOTE_CHARS);
+        String clean = utf8Prefix(Scrubber.scrub(text, NOTE_CHARS), NOTE_BYTES);
         if (!quarantine.addNote(key, new Triage.Note(clock.instant(), actor, clean))) {
             return new Outcome.Refused("the record holds " + Triage.MAX_NOTES + " notes already");
         }
         audited(key, AuditAction.NOTE, actor, clean, "NOTED", null);
         return new Outcome.Done(quarantine.find(key).orElseThrow());
+    }
+
+    /** {@code s} cut to at most {@code maxBytes} of UTF-8, at a character boundary. */
+    static String utf8Prefix(String s, int maxBytes) {
+        int bytes = 0;
+        int i = 0;
+        while (i < s.length()) {
+            int cp = s.codePointAt(i);
+            int n = cp < 0x80 ? 1 : cp < 0x800 ? 2 : cp < 0x10000 ? 3 : 4;
+            if (bytes + n > maxBytes) {
+                break;
+            }
+            bytes += n;
+            i += Character.charCount(cp);
+        }
+        return s.substring(0, i);
     }
 
     private void audited(JobKey key, AuditAction action, String actor, String reason, String outcome, String detail) {

@@ -8,6 +8,7 @@ import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.testing.EmulatorsResource;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.ScriptedHandler;
+import io.poisonguard.triage.TriageActions;
 import io.poisonguard.testing.Tokens;
 import io.quarkus.test.common.QuarkusTestResourceLifecycleManager;
 import io.quarkus.test.junit.QuarkusTest;
@@ -288,5 +289,26 @@ class TriageFlowTest extends FlowTest {
         await().atMost(Duration.ofSeconds(20)).until(() -> queues().depth(names.jobsQueue()) == 0);
         assertEquals(JobState.RESOLVED, ledger.find(resolved).orElseThrow().state());
         assertEquals(dlqBefore, queues().depth(names.deadLetterQueue()), "no dead-letter copy for it");
+    }
+
+    @Test
+    void aNoteIsBoundedInBytesSoAHundredNotesFitADynamoDbItem() {
+        // 100 notes of 2,000 three-byte characters would be 600 KB on one record: past DynamoDB's 400 KB item, every later
+        // write to the record (escalation, acknowledge, replay) would be refused. A note is bounded in UTF-8 bytes.
+        JobKey key = new JobKey("t-other", "wide-notes");
+        // Refused at admission (an unknown schema version), so it adds no failure to the systemic guard's same-signature row.
+        queues().send(Queues.permitV3("P-wide"), Queues.permitAttributes(key.jobId(), key.tenant(), 42));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key).isPresent());
+        String wide = "\u6f22".repeat(TriageActions.NOTE_BYTES / 3 + 1);
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("text", wide))
+                .post("/ops/quarantine/wide-notes/notes?tenant=t-other").then().statusCode(400)
+                .body("detail", containsString(TriageActions.NOTE_BYTES + " bytes"));
+        String fits = "\u6f22".repeat(TriageActions.NOTE_BYTES / 3);
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("text", fits))
+                .post("/ops/quarantine/wide-notes/notes?tenant=t-other").then().statusCode(200);
+        String kept = quarantine.find(key).orElseThrow().triage().notes().get(0).text();
+        assertTrue(kept.getBytes(StandardCharsets.UTF_8).length <= TriageActions.NOTE_BYTES, kept.length() + " chars kept");
+        assertTrue(TriageActions.NOTE_BYTES * io.poisonguard.quarantine.Triage.MAX_NOTES <= 250_000,
+                "a record's notes stay well under DynamoDB's 400 KB item");
     }
 }
