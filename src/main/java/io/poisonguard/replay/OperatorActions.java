@@ -27,6 +27,7 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -520,16 +521,25 @@ public class OperatorActions {
     }
 
     /**
-     * The original attributes minus what quarantine added, plus the new generation and the job id (a job
-     * whose identity came from its body or its MessageId keeps it only through this attribute).
+     * The job id (a job whose identity came from its body or its MessageId keeps it only through this attribute) and the
+     * new generation, then the original attributes minus what quarantine added, as many as SQS takes: the wire contract's
+     * first, then the producer's own by name. The vault keeps all of a job's attributes, up to SQS's 10, so a job sent with
+     * nine or ten has more than fit with these two; those left out are named in the log (never their values).
      */
     static Map<String, MessageAttribute> replayAttributes(String jobId, Map<String, MessageAttribute> archived, int generation) {
-        Map<String, MessageAttribute> attrs = new HashMap<>(archived);
-        attrs.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
-        attrs.remove(WireAttributes.FAILURE_CLASS);
-        attrs.remove(WireAttributes.ATTEMPTS);
-        attrs.remove(WireAttributes.QUARANTINE_REASON);
-        attrs.put(WireAttributes.GENERATION, MessageAttribute.number(generation));
+        Map<String, MessageAttribute> originals = new HashMap<>(archived);
+        originals.remove(WireAttributes.FAILURE_CLASS);
+        originals.remove(WireAttributes.ATTEMPTS);
+        originals.remove(WireAttributes.QUARANTINE_REASON);
+        Map<String, MessageAttribute> own = new LinkedHashMap<>();
+        own.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
+        own.put(WireAttributes.GENERATION, MessageAttribute.number(generation));
+        Map<String, MessageAttribute> attrs = WireAttributes.fitted(own, originals);
+        List<String> dropped = originals.keySet().stream().filter(k -> !attrs.containsKey(k)).sorted().toList();
+        if (!dropped.isEmpty()) {
+            LOG.warnf("Replay of job %s as generation %d leaves out attributes %s (SQS allows %d)", jobId, generation, dropped,
+                    WireAttributes.SQS_MAX);
+        }
         return attrs;
     }
 

@@ -176,6 +176,35 @@ class ReplayFlowTest extends FlowTest {
                 + " one notice; second replay answered 409; audit codeVersion %s%n", entry.codeVersion());
     }
 
+    /**
+     * SQS takes at most 10 message attributes. The vault keeps all of a job's own; a replay adds the job id and the
+     * generation to them, so a job sent with 9 or 10 could never be replayed (every try answered 503 SEND_FAILED).
+     */
+    @Test
+    void aJobSentWithTenAttributesReplaysWithTheJobIdTheGenerationAndTheContractsFirst() {
+        tenant("t-wide", "ACTIVE", "permit-report");
+        Map<String, String> attrs = Queues.permitAttributes("r-wide", "t-wide", 1);
+        IntStream.rangeClosed(1, 6).forEach(i -> attrs.put("x-" + i, "extra " + i));
+        queues.send(Queues.permitV1("P-r-wide"), attrs);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-wide") == JobState.QUARANTINED
+                && quarantine.find(key("r-wide")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        assertEquals(10, vault.find(key("r-wide")).orElseThrow().attributes().size(), "the vault keeps every attribute the job came with");
+        handler.legacyReader(true);
+        poller.stop();
+
+        replay(operator, "r-wide", "reader shipped").then().statusCode(202).body("outcome", equalTo("REPLAYED"))
+                .body("generation", equalTo(2));
+        // Looked at without taking it: visible again at once for the worker.
+        Message copy = sqs.receiveMessage(b -> b.queueUrl(queues.url(names.jobsQueue())).waitTimeSeconds(5).visibilityTimeout(0)
+                .messageAttributeNames("All")).messages().stream().findFirst().orElseThrow(() -> new AssertionError("no replayed copy"));
+        assertEquals(java.util.Set.of("job-id", "generation", "tenant", "job-type", "schema-version", "x-1", "x-2", "x-3", "x-4", "x-5"),
+                copy.messageAttributes().keySet(), "the job id and generation, the contract's, then the producer's by name, up to 10");
+        assertEquals("2", Queues.attr(copy, "generation"));
+        assertEquals("r-wide", Queues.attr(copy, "job-id"));
+        poller.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-wide") == JobState.SUCCEEDED);
+    }
+
     @Test
     void aReplayThatDiedBeforeItsCopyWasSentCanBeReissuedOnceItIsStale() {
         tenant("t-stuck", "ACTIVE", "permit-report");
