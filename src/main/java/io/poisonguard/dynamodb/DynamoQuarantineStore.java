@@ -265,7 +265,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     @Override
-    public void updateStatus(JobKey key, QuarantineStatus status, Optional<ReplayEntry> replay) {
+    public boolean updateStatus(JobKey key, QuarantineStatus status, Optional<ReplayEntry> replay) {
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":st", Attrs.s(status.name()));
         String update = "SET #status = :st";
@@ -275,15 +275,21 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             update += ", replays = list_append(if_not_exists(replays, :empty), :r)";
         }
         String u = update;
-        updateEither(key, (storageKey, condition) -> {
-            Map<String, AttributeValue> v = new HashMap<>(values);
-            condition.values().forEach(v::put);
-            dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
-                    .updateExpression(u)
-                    .conditionExpression(condition.expression())
-                    .expressionAttributeNames(Map.of("#status", "status"))
-                    .expressionAttributeValues(v).build());
-        });
+        try {
+            updateEither(key, (storageKey, condition) -> {
+                Map<String, AttributeValue> v = new HashMap<>(values);
+                condition.values().forEach(v::put);
+                dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
+                        .updateExpression(u)
+                        .conditionExpression(condition.expression())
+                        .expressionAttributeNames(Map.of("#status", "status"))
+                        .expressionAttributeValues(v).build());
+            });
+            return true;
+        } catch (ConditionalCheckFailedException gone) {
+            // The only condition is that the record exists, under either key.
+            return false;
+        }
     }
 
     /** A write's condition: the record exists (and, under a bare job id, is one from before scoping and this tenant's). */
@@ -315,15 +321,19 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         List<ReplayEntry> replays = current.get().replays().stream()
                 .map(e -> e.generation() == generation ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), outcome) : e)
                 .toList();
-        updateEither(key, (storageKey, condition) -> {
-            Map<String, AttributeValue> v = new HashMap<>(Map.of(":st", Attrs.s(status.name()), ":r", replays(replays)));
-            condition.values().forEach(v::put);
-            dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
-                    .updateExpression("SET #status = :st, replays = :r")
-                    .conditionExpression(condition.expression())
-                    .expressionAttributeNames(Map.of("#status", "status"))
-                    .expressionAttributeValues(v).build());
-        });
+        try {
+            updateEither(key, (storageKey, condition) -> {
+                Map<String, AttributeValue> v = new HashMap<>(Map.of(":st", Attrs.s(status.name()), ":r", replays(replays)));
+                condition.values().forEach(v::put);
+                dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
+                        .updateExpression("SET #status = :st, replays = :r")
+                        .conditionExpression(condition.expression())
+                        .expressionAttributeNames(Map.of("#status", "status"))
+                        .expressionAttributeValues(v).build());
+            });
+        } catch (ConditionalCheckFailedException gone) {
+            // Gone since it was read (its TTL passed): as when it was not found.
+        }
     }
 
     @Override

@@ -171,6 +171,7 @@ public class OperatorActions {
         // Keep the generation the job was quarantined at: a copy of it that shows up later is then
         // forwarded to the DLQ as a copy of a parked job, never dropped as stale.
         ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
+        // A record gone since the guard read it has nothing to say: the ledger already does.
         quarantine.updateStatus(key, QuarantineStatus.UNRECOVERABLE, Optional.empty());
         ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
                 "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
@@ -261,8 +262,7 @@ public class OperatorActions {
         ArchivedMessage payload = copies.get(0);
         try {
             // The record says REPLAYING before the copy goes out, so a worker that finishes it first is not overwritten.
-            quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
-                    Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+            markReplaying(key, replaying.generation(), now, actor, reason);
         } catch (RuntimeException e) {
             giveBack(key, copies);
             return putBack(replaying, before, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
@@ -302,8 +302,7 @@ public class OperatorActions {
         JobKey key = JobKey.of(replaying);
         int attempt = replaying.attempt() + 1;
         try {
-            quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
-                    Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+            markReplaying(key, replaying.generation(), now, actor, reason);
         } catch (RuntimeException e) {
             return putBack(replaying, before, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
         }
@@ -322,6 +321,16 @@ public class OperatorActions {
         record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(), attempt);
         return done;
+    }
+
+    /**
+     * Marks the quarantine record REPLAYING with this replay in its history. The guard found the record a moment ago; one
+     * gone since (its TTL passed) has nothing to mark, and the ledger, which decides, says REPLAYING: the replay goes on.
+     */
+    private void markReplaying(JobKey key, int generation, Instant now, String actor, String reason) {
+        if (!quarantine.updateStatus(key, QuarantineStatus.REPLAYING, Optional.of(new ReplayEntry(generation, now, actor, reason, null)))) {
+            LOG.infof("Job %s: its quarantine record is gone (past its retention); the replay goes on without it", key.jobId());
+        }
     }
 
     /**
@@ -458,7 +467,11 @@ public class OperatorActions {
             try {
                 ledger.write(current.get().moveTo(JobState.RESOLVED, clock.instant()));
                 int discarded = forget(key, Integer.MAX_VALUE);
-                quarantine.updateStatus(key, QuarantineStatus.RESOLVED, Optional.empty());
+                if (!quarantine.updateStatus(key, QuarantineStatus.RESOLVED, Optional.empty())) {
+                    // The ledger decides: a record past its TTL (the ledger item of a quarantined job never expires) or
+                    // not written yet leaves nothing to move.
+                    LOG.infof("Job %s resolved without a quarantine record to move (past its retention or not written yet)", jobId);
+                }
                 outcome = new ActionOutcome.Resolved(jobId, discarded);
             } catch (LedgerConflict lost) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");

@@ -32,6 +32,7 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.SqsException;
@@ -203,6 +204,29 @@ class ReplayFlowTest extends FlowTest {
         assertEquals("r-wide", Queues.attr(copy, "job-id"));
         poller.start();
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-wide") == JobState.SUCCEEDED);
+    }
+
+    /**
+     * The ledger item of a quarantined job never expires; its quarantine record does (or its write is still pending). The
+     * ledger decides a resolve: with the record gone it still resolves the job, answers so and is audited.
+     */
+    @Test
+    void aResolveWhoseQuarantineRecordIsGoneResolvesTheJobAnswers200AndIsAudited() {
+        tenant("t-no-record", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-no-record", "t-no-record");
+        JobKey job = key("r-no-record");
+        dynamo.deleteItem(b -> b.tableName(names.quarantineTable()).key(Map.of("jobId", AttributeValue.fromS(job.storage()))));
+        assertTrue(quarantine.find(job).isEmpty(), "the record is gone, as after its TTL");
+
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "customer withdrew the permit"))
+                .post("/ops/quarantine/r-no-record/resolve?tenant=t-no-record").then().statusCode(200)
+                .body("outcome", equalTo("RESOLVED"));
+        assertEquals(JobState.RESOLVED, state("r-no-record"));
+        AuditEntry resolved = audit.forJob("r-no-record", 10).stream().filter(e -> e.action() == AuditAction.RESOLVE).findFirst()
+                .orElseThrow(() -> new AssertionError("the resolve of r-no-record is not audited"));
+        assertEquals("RESOLVED", resolved.outcome());
+        assertEquals("olga", resolved.actor());
+        assertEquals("customer withdrew the permit", resolved.reason());
     }
 
     @Test
