@@ -467,11 +467,7 @@ public class OperatorActions {
             try {
                 ledger.write(current.get().moveTo(JobState.RESOLVED, clock.instant()));
                 int discarded = forget(key, Integer.MAX_VALUE);
-                if (!quarantine.updateStatus(key, QuarantineStatus.RESOLVED, Optional.empty())) {
-                    // The ledger decides: a record past its TTL (the ledger item of a quarantined job never expires) or
-                    // not written yet leaves nothing to move.
-                    LOG.infof("Job %s resolved without a quarantine record to move (past its retention or not written yet)", jobId);
-                }
+                markResolved(key);
                 outcome = new ActionOutcome.Resolved(jobId, discarded);
             } catch (LedgerConflict lost) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
@@ -480,6 +476,22 @@ public class OperatorActions {
         record(key, AuditAction.RESOLVE, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
                 current.map(LedgerRecord::attempt).orElse(null));
         return outcome;
+    }
+
+    /**
+     * Moves the quarantine record of a job just resolved to RESOLVED. The ledger, already RESOLVED, decides: a record past
+     * its TTL (the ledger item of a quarantined job never expires) or not written yet leaves nothing to move, and one the
+     * table does not take now keeps its old status until it expires; neither undoes the resolve.
+     */
+    private void markResolved(JobKey key) {
+        try {
+            if (!quarantine.updateStatus(key, QuarantineStatus.RESOLVED, Optional.empty())) {
+                LOG.infof("Job %s resolved without a quarantine record to move (past its retention or not written yet)", key.jobId());
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s resolved, but its quarantine record was not moved to RESOLVED (%s); it keeps its old status until it expires",
+                    key.jobId(), e.getClass().getSimpleName());
+        }
     }
 
     /** The secure path: the payload of a quarantined job, read from the vault (or its dead-letter copy) and audited. */
@@ -571,6 +583,34 @@ public class OperatorActions {
             case ActionOutcome.Resolved r -> r.discardedCopies() + " dead-letter copies discarded";
             default -> null;
         };
-        audit.append(new AuditEntry(outcome.jobId(), key.tenant(), clock.instant(), actor, action, reason, codeVersion.value(), generation, attempt, result, detail));
+        try {
+            audit.append(new AuditEntry(outcome.jobId(), key.tenant(), clock.instant(), actor, action, reason, codeVersion.value(), generation,
+                    attempt, result, detail));
+        } catch (RuntimeException e) {
+            if (!changedTheJob(outcome)) {
+                // Nothing happened that the answer would hide: the caller learns the audit trail did not answer (503), and
+                // no payload is ever shown without its view audited.
+                throw e;
+            }
+            // The replay went out, the job was resolved or concluded unrecoverable: the answer must say so, as a bulk
+            // replay's end does when its entry is not written.
+            LOG.errorf("Job %s: %s by %s ended %s but its audit entry was not written (%s)", outcome.jobId(), action, actor, result,
+                    e.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * Whether the outcome tells of a change already made to the job (a replay sent, a resolve, a conclusion of UNRECOVERABLE),
+     * which a failed audit write must not hide. A payload view's UNRECOVERABLE changed nothing, but shows nothing either.
+     */
+    private static boolean changedTheJob(ActionOutcome outcome) {
+        return switch (outcome) {
+            case ActionOutcome.Replayed r -> true;
+            case ActionOutcome.Resolved r -> true;
+            case ActionOutcome.Unrecoverable u -> true;
+            case ActionOutcome.WouldReplay w -> false;
+            case ActionOutcome.Payload p -> false;
+            case ActionOutcome.Refused r -> false;
+        };
     }
 }

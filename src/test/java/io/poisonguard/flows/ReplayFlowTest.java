@@ -17,6 +17,10 @@ import io.poisonguard.replay.ArchivedMessage;
 import io.poisonguard.replay.PayloadArchive;
 import io.poisonguard.vault.KeptPayload;
 import io.poisonguard.vault.PayloadVault;
+import io.poisonguard.dynamodb.DynamoAuditLog;
+import io.poisonguard.dynamodb.DynamoQuarantineStore;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.Tokens;
 import io.quarkus.arc.ClientProxy;
@@ -32,11 +36,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.SqsException;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -319,6 +325,51 @@ class ReplayFlowTest extends FlowTest {
                 "the replay is audited");
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-undeleted") == JobState.SUCCEEDED);
         assertEquals(1, refusing.deleteRefused(), "the copy the replay could not delete was still held");
+    }
+
+    /**
+     * README: a store that does not answer gets 503. The quarantine table's outage answered 500 on nearly every job endpoint.
+     * A resolve is decided by the ledger: it resolves, and the record keeps its old status until it expires.
+     */
+    @Test
+    void whileTheQuarantineTableDoesNotAnswerTheJobEndpointsAnswer503AndAResolveStillResolves() {
+        tenant("t-table-down", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-table-down", "t-table-down");
+        try (DynamoDbClient down = EmulatorClients.dynamoDown()) {
+            QuarkusMock.installMockForType(new DynamoQuarantineStore(down, names.quarantineTable(), Clock.systemUTC()), QuarantineStore.class);
+
+            given().auth().oauth2(viewer).get("/ops/quarantine?tenant=t-table-down").then().statusCode(503)
+                    .contentType("application/problem+json").body("detail", containsString("the quarantine table did not answer"));
+            given().auth().oauth2(viewer).get("/ops/quarantine/r-table-down").then().statusCode(503)
+                    .contentType("application/problem+json").body("detail", containsString("the quarantine table did not answer"));
+            replay(operator, "r-table-down", "during the outage").then().statusCode(503).contentType("application/problem+json");
+            assertEquals(JobState.QUARANTINED, state("r-table-down"), "nothing changed");
+
+            given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "customer withdrew the permit"))
+                    .post("/ops/quarantine/r-table-down/resolve?tenant=t-table-down").then().statusCode(200)
+                    .body("outcome", equalTo("RESOLVED"));
+            assertEquals(JobState.RESOLVED, state("r-table-down"));
+        }
+    }
+
+    /**
+     * A replay that went out is answered as replayed, whether or not its audit entry could be written then (the failure is
+     * logged); reading the audit trail while it does not answer is a 503.
+     */
+    @Test
+    void aReplaySentWhileTheAuditTrailDoesNotAnswerIsStillAnsweredReplayed() {
+        tenant("t-audit-down", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-audit-down", "t-audit-down");
+        handler.legacyReader(true);
+        try (DynamoDbClient down = EmulatorClients.dynamoDown()) {
+            QuarkusMock.installMockForType(new DynamoAuditLog(down, names.auditTable(), Clock.systemUTC()), AuditLog.class);
+
+            replay(operator, "r-audit-down", "reader shipped").then().statusCode(202).body("outcome", equalTo("REPLAYED"))
+                    .body("generation", equalTo(2));
+            given().auth().oauth2(viewer).get("/ops/audit?jobId=r-audit-down").then().statusCode(503)
+                    .contentType("application/problem+json").body("detail", containsString("the audit trail did not answer"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> state("r-audit-down") == JobState.SUCCEEDED);
+        }
     }
 
     @Test
