@@ -35,6 +35,9 @@ import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.QueryParam;
 import jakarta.ws.rs.core.MediaType;
 import jakarta.ws.rs.core.Response;
+import org.eclipse.microprofile.openapi.annotations.enums.SchemaType;
+import org.eclipse.microprofile.openapi.annotations.media.Schema;
+import org.eclipse.microprofile.openapi.annotations.parameters.Parameter;
 
 import java.time.Clock;
 import java.time.DateTimeException;
@@ -179,11 +182,10 @@ public class OpsResource {
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     public QuarantinePage list(@QueryParam("failureClass") String failureClass, @QueryParam("tenant") String tenant,
                                @QueryParam("jobType") String jobType, @QueryParam("status") @DefaultValue("QUARANTINED") String status,
-                               @QueryParam("olderThan") String olderThan, @QueryParam("limit") @DefaultValue("50") int limit,
+                               @QueryParam("olderThan") String olderThan, @QueryParam("limit") @DefaultValue("50")
+                               @Parameter(schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "500")) String limitParam,
                                @QueryParam("cursor") String cursor) {
-        if (limit < 1 || limit > 500) {
-            throw Problem.badRequest("limit must be between 1 and 500");
-        }
+        int limit = intParam("limit", limitParam, 1, 500);
         Optional<QuarantineStatus> st = status.equalsIgnoreCase("any") ? Optional.empty() : Optional.of(enumOf(QuarantineStatus.class, status, "status"));
         try {
             return quarantine.list(new QuarantineQuery(Optional.ofNullable(failureClass).map(c -> failureClass(c)), listingTenant(tenant),
@@ -332,10 +334,10 @@ public class OpsResource {
     @Path("audit")
     @RolesAllowed({Roles.VIEWER, Roles.OPERATOR})
     public AuditPage audit(@QueryParam("jobId") String jobId, @QueryParam("tenant") String tenant,
-                           @QueryParam("limit") @DefaultValue("100") int limit, @QueryParam("cursor") String cursor) {
-        if (limit < 1 || limit > 1000) {
-            throw Problem.badRequest("limit must be between 1 and 1000");
-        }
+                           @QueryParam("limit") @DefaultValue("100")
+                           @Parameter(schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "1000")) String limitParam,
+                           @QueryParam("cursor") String cursor) {
+        int limit = intParam("limit", limitParam, 1, 1000);
         if (jobId != null && jobId.length() > 400) {
             throw Problem.badRequest("jobId is too long");
         }
@@ -466,6 +468,24 @@ public class OpsResource {
             throw Problem.badRequest("reason must be at most 500 characters");
         }
         return reason.strip();
+    }
+
+    /**
+     * A whole-number query parameter from {@code min} to {@code max}, or 400 naming it. It is taken as text and parsed here:
+     * a conversion the framework made would answer a value that is not a number, or past what an int holds, with 404. (Its
+     * OpenAPI schema still says integer.)
+     */
+    private static int intParam(String name, String value, int min, int max) {
+        long n;
+        try {
+            n = Long.parseLong(value.strip());
+        } catch (NumberFormatException e) {
+            throw Problem.badRequest(name + " must be a whole number between " + min + " and " + max);
+        }
+        if (n < min || n > max) {
+            throw Problem.badRequest(name + " must be between " + min + " and " + max);
+        }
+        return (int) n;
     }
 
     private static FailureClass failureClass(String s) {

@@ -34,6 +34,8 @@ public final class DynamoAuditLog implements AuditLog {
     /** Days one listing call walks back before answering with a cursor. */
     static final int DAYS_PER_CALL = 31;
     private static final String DAY_MARK = "~day";
+    /** What a {@link io.poisonguard.ledger.StoreUnavailable} names when this table does not answer. */
+    private static final String STORE = "the audit trail";
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -67,7 +69,7 @@ public final class DynamoAuditLog implements AuditLog {
         if (e.detail() != null && !e.detail().isEmpty()) {
             item.put("detail", Attrs.s(e.detail()));
         }
-        dynamo.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_not_exists(jobId)"));
+        Unavailability.write(STORE, () -> dynamo.putItem(b -> b.tableName(table).item(item).conditionExpression("attribute_not_exists(jobId)")));
     }
 
     @Override
@@ -78,9 +80,9 @@ public final class DynamoAuditLog implements AuditLog {
         Map<String, AttributeValue> start = null;
         for (int page = 0; page < JOB_READ_PAGES && newestFirst.size() < limit; page++) {
             Map<String, AttributeValue> from = start;
-            QueryResponse r = dynamo.query(b -> b.tableName(table).keyConditionExpression("jobId = :j")
+            QueryResponse r = Unavailability.read(STORE, () -> dynamo.query(b -> b.tableName(table).keyConditionExpression("jobId = :j")
                     .expressionAttributeValues(Map.of(":j", Attrs.s(jobId))).scanIndexForward(false)
-                    .limit(Math.max(limit, 100)).exclusiveStartKey(from));
+                    .limit(Math.max(limit, 100)).exclusiveStartKey(from)));
             for (Map<String, AttributeValue> item : r.items()) {
                 AuditEntry e = decode(item);
                 if (keep.test(e) && newestFirst.size() < limit) {
@@ -105,7 +107,8 @@ public final class DynamoAuditLog implements AuditLog {
         try {
             return tenant.isPresent() ? ofTenant(tenant.get(), limit, start) : acrossDays(limit, start);
         } catch (DynamoDbException e) {
-            // A cursor that decodes but is no key of this index (tampered, or from another listing).
+            // A cursor that decodes but is no key of this index (tampered, or from another listing); a throttle, also a 400,
+            // is StoreUnavailable by now.
             if (start != null && e.statusCode() == 400) {
                 throw new IllegalArgumentException("cursor is not valid for this listing");
             }
@@ -114,8 +117,9 @@ public final class DynamoAuditLog implements AuditLog {
     }
 
     private AuditPage ofTenant(String tenant, int limit, Map<String, AttributeValue> start) {
-        QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_TENANT).keyConditionExpression("tenant = :t")
-                .expressionAttributeValues(Map.of(":t", Attrs.s(tenant))).scanIndexForward(false).limit(limit).exclusiveStartKey(start).build());
+        QueryResponse page = Unavailability.read(STORE, () -> dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_TENANT)
+                .keyConditionExpression("tenant = :t").expressionAttributeValues(Map.of(":t", Attrs.s(tenant))).scanIndexForward(false)
+                .limit(limit).exclusiveStartKey(start).build()));
         return new AuditPage(page.items().stream().map(DynamoAuditLog::decode).toList(), next(page));
     }
 
@@ -143,9 +147,10 @@ public final class DynamoAuditLog implements AuditLog {
         List<AuditEntry> out = new ArrayList<>();
         for (int walked = 0; walked < DAYS_PER_CALL; walked++) {
             String dayText = day.toString();
-            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_DAY).keyConditionExpression("#d = :d")
+            QueryRequest query = QueryRequest.builder().tableName(table).indexName(BY_DAY).keyConditionExpression("#d = :d")
                     .expressionAttributeNames(Map.of("#d", "day")).expressionAttributeValues(Map.of(":d", Attrs.s(dayText)))
-                    .scanIndexForward(false).limit(limit - out.size()).exclusiveStartKey(from).build());
+                    .scanIndexForward(false).limit(limit - out.size()).exclusiveStartKey(from).build();
+            QueryResponse page = Unavailability.read(STORE, () -> dynamo.query(query));
             page.items().forEach(i -> out.add(decode(i)));
             String more = next(page);
             if (more != null) {

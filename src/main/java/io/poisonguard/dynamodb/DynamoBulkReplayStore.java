@@ -20,6 +20,8 @@ import java.util.Optional;
 public final class DynamoBulkReplayStore implements BulkReplayStore {
     /** How long a batch's state stays readable. */
     public static final Duration KEPT = Duration.ofDays(30);
+    /** What a {@link io.poisonguard.ledger.StoreUnavailable} names when this table does not answer. */
+    private static final String STORE = "the bulk replay table";
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -64,12 +66,13 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
             item.put("finishedAt", Attrs.millis(b.finishedAt()));
         }
         item.put("expiresAt", Attrs.epochSeconds(b.startedAt().plus(KEPT)));
-        dynamo.putItem(r -> r.tableName(table).item(item));
+        Unavailability.write(STORE, () -> dynamo.putItem(r -> r.tableName(table).item(item)));
     }
 
     @Override
     public Optional<BulkReplay> find(String id) {
-        Map<String, AttributeValue> item = dynamo.getItem(r -> r.tableName(table).key(Map.of("id", Attrs.s(id))).consistentRead(true)).item();
+        Map<String, AttributeValue> item = Unavailability.read(STORE, () -> dynamo.getItem(r -> r.tableName(table)
+                .key(Map.of("id", Attrs.s(id))).consistentRead(true)).item());
         if (item == null || item.isEmpty() || Attrs.expired(item, "expiresAt", clock.instant())) {
             return Optional.empty();
         }

@@ -46,6 +46,8 @@ public final class DynamoQuarantineStore implements QuarantineStore {
      * a placeholder, never read back as its tenant (a tenant may be named "unknown"): the key says whose a record is.
      */
     static final String NO_TENANT = "unknown";
+    /** What a {@link io.poisonguard.ledger.StoreUnavailable} names when this table does not answer. */
+    private static final String STORE = "the quarantine table";
 
     private final DynamoDbClient dynamo;
     private final String table;
@@ -72,13 +74,13 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     @Override
     public boolean putIfAbsent(QuarantineRecord r) {
         try {
-            dynamo.putItem(PutItemRequest.builder()
+            Unavailability.write(STORE, () -> dynamo.putItem(PutItemRequest.builder()
                     .tableName(table)
                     .item(encode(r))
                     .conditionExpression("attribute_not_exists(jobId) OR generation < :g OR expiresAt <= :now")
                     .expressionAttributeValues(Map.of(":g", Attrs.n(r.generation()), ":now", Attrs.epochSeconds(clock.instant())))
                     .returnValuesOnConditionCheckFailure(software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure.ALL_OLD)
-                    .build());
+                    .build()));
             return true;
         } catch (ConditionalCheckFailedException e) {
             // The SDK sends a put again when its answer was lost; the second one fails its condition on the record the
@@ -113,8 +115,8 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     private Optional<Map<String, AttributeValue>> item(String storageKey) {
-        Map<String, AttributeValue> item = dynamo.getItem(GetItemRequest.builder()
-                .tableName(table).key(Map.of(KEY, Attrs.s(storageKey))).consistentRead(true).build()).item();
+        Map<String, AttributeValue> item = Unavailability.read(STORE, () -> dynamo.getItem(GetItemRequest.builder()
+                .tableName(table).key(Map.of(KEY, Attrs.s(storageKey))).consistentRead(true).build()).item());
         if (item == null || item.isEmpty() || Attrs.expired(item, TTL, clock.instant())) {
             return Optional.empty();
         }
@@ -126,12 +128,13 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         List<JobKey> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
-            QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_JOB)
+            Map<String, AttributeValue> from = start;
+            QueryResponse page = Unavailability.read(STORE, () -> dynamo.query(QueryRequest.builder().tableName(table).indexName(BY_JOB)
                     .keyConditionExpression("#job = :j")
                     .filterExpression("attribute_not_exists(expiresAt) OR expiresAt > :now")
                     .expressionAttributeNames(Map.of("#job", JOB))
                     .expressionAttributeValues(Map.of(":j", Attrs.s(jobId), ":now", Attrs.epochSeconds(now)))
-                    .exclusiveStartKey(start).build());
+                    .exclusiveStartKey(from).build()));
             page.items().forEach(i -> out.add(keyOf(i)));
             start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
         } while (start != null && out.size() < 100);
@@ -147,15 +150,16 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         List<QuarantineRecord> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
-            QueryResponse page = dynamo.query(QueryRequest.builder()
+            Map<String, AttributeValue> from = start;
+            QueryResponse page = Unavailability.read(STORE, () -> dynamo.query(QueryRequest.builder()
                     .tableName(table)
                     .indexName(BY_CLASS)
                     .keyConditionExpression("failureClass = :c")
                     .filterExpression("attribute_not_exists(expiresAt) OR expiresAt > :now")
                     .expressionAttributeValues(Map.of(":c", Attrs.s(failureClass.name()), ":now", Attrs.epochSeconds(now)))
                     .scanIndexForward(true)
-                    .exclusiveStartKey(start)
-                    .build());
+                    .exclusiveStartKey(from)
+                    .build()));
             for (Map<String, AttributeValue> item : page.items()) {
                 if (out.size() < limit) {
                     out.add(decode(item));
@@ -172,7 +176,8 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             return listPages(q, now);
         } catch (software.amazon.awssdk.services.dynamodb.model.DynamoDbException e) {
             // A cursor that decodes but is not a key of this table or index (tampered, or from another
-            // filter) is refused by DynamoDB: a client error, not a server one.
+            // filter) is refused by DynamoDB: a client error, not a server one (a throttle, also a 400, is
+            // StoreUnavailable by now).
             if (q.cursor().isPresent() && e.statusCode() == 400) {
                 throw new IllegalArgumentException("cursor is not valid for this listing");
             }
@@ -213,22 +218,24 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                     values.put(":tenant", Attrs.s(q.tenant().get()));
                 }
                 values.put(":k", Attrs.s(byClass ? q.failureClass().get().name() : q.tenant().get()));
-                QueryResponse page = dynamo.query(QueryRequest.builder().tableName(table)
+                QueryRequest query = QueryRequest.builder().tableName(table)
                         .indexName(byClass ? BY_CLASS : BY_TENANT)
                         .keyConditionExpression((byClass ? "failureClass" : "tenant") + " = :k")
                         .filterExpression(String.join(" AND ", filters))
                         .expressionAttributeNames(names)
                         .expressionAttributeValues(values)
-                        .exclusiveStartKey(start).limit(pageSize).build());
+                        .exclusiveStartKey(start).limit(pageSize).build();
+                QueryResponse page = Unavailability.read(STORE, () -> dynamo.query(query));
                 items = page.items();
                 read += page.scannedCount() == null ? items.size() : page.scannedCount();
                 last = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
             } else {
-                ScanResponse page = dynamo.scan(ScanRequest.builder().tableName(table)
+                ScanRequest scan = ScanRequest.builder().tableName(table)
                         .filterExpression(String.join(" AND ", filters))
                         .expressionAttributeNames(names)
                         .expressionAttributeValues(values)
-                        .exclusiveStartKey(start).limit(pageSize).build());
+                        .exclusiveStartKey(start).limit(pageSize).build();
+                ScanResponse page = Unavailability.read(STORE, () -> dynamo.scan(scan));
                 items = page.items();
                 read += page.scannedCount() == null ? items.size() : page.scannedCount();
                 last = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
@@ -265,7 +272,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     @Override
-    public void updateStatus(JobKey key, QuarantineStatus status, Optional<ReplayEntry> replay) {
+    public boolean updateStatus(JobKey key, QuarantineStatus status, Optional<ReplayEntry> replay) {
         Map<String, AttributeValue> values = new HashMap<>();
         values.put(":st", Attrs.s(status.name()));
         String update = "SET #status = :st";
@@ -275,15 +282,22 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             update += ", replays = list_append(if_not_exists(replays, :empty), :r)";
         }
         String u = update;
-        updateEither(key, (storageKey, condition) -> {
-            Map<String, AttributeValue> v = new HashMap<>(values);
-            condition.values().forEach(v::put);
-            dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
-                    .updateExpression(u)
-                    .conditionExpression(condition.expression())
-                    .expressionAttributeNames(Map.of("#status", "status"))
-                    .expressionAttributeValues(v).build());
-        });
+        try {
+            updateEither(key, (storageKey, condition) -> {
+                Map<String, AttributeValue> v = new HashMap<>(values);
+                condition.values().forEach(v::put);
+                Unavailability.write(STORE, () -> dynamo.updateItem(UpdateItemRequest.builder().tableName(table)
+                        .key(Map.of(KEY, Attrs.s(storageKey)))
+                        .updateExpression(u)
+                        .conditionExpression(condition.expression())
+                        .expressionAttributeNames(Map.of("#status", "status"))
+                        .expressionAttributeValues(v).build()));
+            });
+            return true;
+        } catch (ConditionalCheckFailedException gone) {
+            // The only condition is that the record exists, under either key.
+            return false;
+        }
     }
 
     /** A write's condition: the record exists (and, under a bare job id, is one from before scoping and this tenant's). */
@@ -315,15 +329,20 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         List<ReplayEntry> replays = current.get().replays().stream()
                 .map(e -> e.generation() == generation ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), outcome) : e)
                 .toList();
-        updateEither(key, (storageKey, condition) -> {
-            Map<String, AttributeValue> v = new HashMap<>(Map.of(":st", Attrs.s(status.name()), ":r", replays(replays)));
-            condition.values().forEach(v::put);
-            dynamo.updateItem(UpdateItemRequest.builder().tableName(table).key(Map.of(KEY, Attrs.s(storageKey)))
-                    .updateExpression("SET #status = :st, replays = :r")
-                    .conditionExpression(condition.expression())
-                    .expressionAttributeNames(Map.of("#status", "status"))
-                    .expressionAttributeValues(v).build());
-        });
+        try {
+            updateEither(key, (storageKey, condition) -> {
+                Map<String, AttributeValue> v = new HashMap<>(Map.of(":st", Attrs.s(status.name()), ":r", replays(replays)));
+                condition.values().forEach(v::put);
+                Unavailability.write(STORE, () -> dynamo.updateItem(UpdateItemRequest.builder().tableName(table)
+                        .key(Map.of(KEY, Attrs.s(storageKey)))
+                        .updateExpression("SET #status = :st, replays = :r")
+                        .conditionExpression(condition.expression())
+                        .expressionAttributeNames(Map.of("#status", "status"))
+                        .expressionAttributeValues(v).build()));
+            });
+        } catch (ConditionalCheckFailedException gone) {
+            // Gone since it was read (its TTL passed): as when it was not found.
+        }
     }
 
     @Override
@@ -376,7 +395,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                 if (!v.isEmpty()) {
                     b.expressionAttributeValues(v);
                 }
-                dynamo.updateItem(b.build());
+                Unavailability.write(STORE, () -> dynamo.updateItem(b.build()));
             });
             return true;
         } catch (ConditionalCheckFailedException e) {
@@ -429,7 +448,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             if (projection != null) {
                 query.projectionExpression(projection);
             }
-            QueryResponse page = dynamo.query(query.build());
+            QueryResponse page = Unavailability.read(STORE, () -> dynamo.query(query.build()));
             for (Map<String, AttributeValue> item : page.items()) {
                 if (out.size() < max) {
                     out.add(map.apply(item));

@@ -13,6 +13,8 @@ import java.util.Optional;
 
 /** The tenant directory in DynamoDB, keyed by tenant; reads are strongly consistent so a revocation counts at once. */
 public final class DynamoTenantDirectory implements TenantDirectory {
+    /** What a {@link io.poisonguard.ledger.StoreUnavailable} names when this table does not answer. */
+    private static final String STORE = "the tenant directory";
     private final DynamoDbClient dynamo;
     private final String table;
 
@@ -23,7 +25,8 @@ public final class DynamoTenantDirectory implements TenantDirectory {
 
     @Override
     public Optional<Tenant> find(String tenant) {
-        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(table).key(Map.of("tenant", Attrs.s(tenant))).consistentRead(true)).item();
+        Map<String, AttributeValue> item = Unavailability.read(STORE, () -> dynamo.getItem(b -> b.tableName(table)
+                .key(Map.of("tenant", Attrs.s(tenant))).consistentRead(true)).item());
         if (item == null || item.isEmpty()) {
             return Optional.empty();
         }
@@ -41,6 +44,6 @@ public final class DynamoTenantDirectory implements TenantDirectory {
         item.put("jobTypes", AttributeValue.fromL(t.jobTypes().stream().sorted().map(Attrs::s).toList()));
         item.put("updatedAt", Attrs.millis(t.updatedAt()));
         item.put("updatedBy", Attrs.s(t.updatedBy()));
-        dynamo.putItem(b -> b.tableName(table).item(item));
+        Unavailability.write(STORE, () -> dynamo.putItem(b -> b.tableName(table).item(item)));
     }
 }

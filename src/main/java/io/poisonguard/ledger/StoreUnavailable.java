@@ -1,8 +1,8 @@
 package io.poisonguard.ledger;
 
 /**
- * A store the pipeline depends on (the ledger, the effect records) did not answer: an outage,
- * throttling, a timeout. It is the system's fault, never the job's: nothing may be charged for it.
+ * A store (the ledger, the effect records, the vault, the quarantine records, the tenant directory, the audit trail,
+ * the bulk replays) did not answer: an outage, throttling, a timeout. It is the system's fault, never the job's: nothing may be charged for it.
  * When {@link #outcomeUnknown()} a write may have landed even though no answer came back.
  */
 public class StoreUnavailable extends RuntimeException {

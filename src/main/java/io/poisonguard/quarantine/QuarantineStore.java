@@ -24,10 +24,14 @@ public interface QuarantineStore {
     /** A page of live records matching the query. */
     QuarantinePage list(QuarantineQuery query, Instant now);
 
-    /** Moves the record to {@code status}, appending {@code replay} to its replay history when given. */
-    void updateStatus(JobKey key, QuarantineStatus status, Optional<ReplayEntry> replay);
+    /**
+     * Moves the record to {@code status}, appending {@code replay} to its replay history when given; false when there is
+     * no record to move (it passed its TTL, while the ledger item of a quarantined job never expires, or it is not
+     * written yet).
+     */
+    boolean updateStatus(JobKey key, QuarantineStatus status, Optional<ReplayEntry> replay);
 
-    /** Sets the outcome of the replay of {@code generation} and the record's status. */
+    /** Sets the outcome of the replay of {@code generation} and the record's status; nothing when there is no record. */
     void recordReplayOutcome(JobKey key, int generation, QuarantineStatus status, String outcome);
 
     /** Marks a waiting record acknowledged; false when someone acknowledged it first or it no longer waits. */

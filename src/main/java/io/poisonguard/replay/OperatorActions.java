@@ -27,6 +27,7 @@ import org.jboss.logging.Logger;
 import java.time.Clock;
 import java.time.Instant;
 import java.util.HashMap;
+import java.util.LinkedHashMap;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -170,6 +171,7 @@ public class OperatorActions {
         // Keep the generation the job was quarantined at: a copy of it that shows up later is then
         // forwarded to the DLQ as a copy of a parked job, never dropped as stale.
         ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
+        // A record gone since the guard read it has nothing to say: the ledger already does.
         quarantine.updateStatus(key, QuarantineStatus.UNRECOVERABLE, Optional.empty());
         ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
                 "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
@@ -260,8 +262,7 @@ public class OperatorActions {
         ArchivedMessage payload = copies.get(0);
         try {
             // The record says REPLAYING before the copy goes out, so a worker that finishes it first is not overwritten.
-            quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
-                    Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+            markReplaying(key, replaying.generation(), now, actor, reason);
         } catch (RuntimeException e) {
             giveBack(key, copies);
             return putBack(replaying, before, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
@@ -301,8 +302,7 @@ public class OperatorActions {
         JobKey key = JobKey.of(replaying);
         int attempt = replaying.attempt() + 1;
         try {
-            quarantine.updateStatus(key, QuarantineStatus.REPLAYING,
-                    Optional.of(new ReplayEntry(replaying.generation(), now, actor, reason, null)));
+            markReplaying(key, replaying.generation(), now, actor, reason);
         } catch (RuntimeException e) {
             return putBack(replaying, before, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
         }
@@ -321,6 +321,16 @@ public class OperatorActions {
         record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
         LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(), attempt);
         return done;
+    }
+
+    /**
+     * Marks the quarantine record REPLAYING with this replay in its history. The guard found the record a moment ago; one
+     * gone since (its TTL passed) has nothing to mark, and the ledger, which decides, says REPLAYING: the replay goes on.
+     */
+    private void markReplaying(JobKey key, int generation, Instant now, String actor, String reason) {
+        if (!quarantine.updateStatus(key, QuarantineStatus.REPLAYING, Optional.of(new ReplayEntry(generation, now, actor, reason, null)))) {
+            LOG.infof("Job %s: its quarantine record is gone (past its retention); the replay goes on without it", key.jobId());
+        }
     }
 
     /**
@@ -457,7 +467,7 @@ public class OperatorActions {
             try {
                 ledger.write(current.get().moveTo(JobState.RESOLVED, clock.instant()));
                 int discarded = forget(key, Integer.MAX_VALUE);
-                quarantine.updateStatus(key, QuarantineStatus.RESOLVED, Optional.empty());
+                markResolved(key);
                 outcome = new ActionOutcome.Resolved(jobId, discarded);
             } catch (LedgerConflict lost) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
@@ -466,6 +476,22 @@ public class OperatorActions {
         record(key, AuditAction.RESOLVE, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
                 current.map(LedgerRecord::attempt).orElse(null));
         return outcome;
+    }
+
+    /**
+     * Moves the quarantine record of a job just resolved to RESOLVED. The ledger, already RESOLVED, decides: a record past
+     * its TTL (the ledger item of a quarantined job never expires) or not written yet leaves nothing to move, and one the
+     * table does not take now keeps its old status until it expires; neither undoes the resolve.
+     */
+    private void markResolved(JobKey key) {
+        try {
+            if (!quarantine.updateStatus(key, QuarantineStatus.RESOLVED, Optional.empty())) {
+                LOG.infof("Job %s resolved without a quarantine record to move (past its retention or not written yet)", key.jobId());
+            }
+        } catch (RuntimeException e) {
+            LOG.warnf("Job %s resolved, but its quarantine record was not moved to RESOLVED (%s); it keeps its old status until it expires",
+                    key.jobId(), e.getClass().getSimpleName());
+        }
     }
 
     /** The secure path: the payload of a quarantined job, read from the vault (or its dead-letter copy) and audited. */
@@ -520,16 +546,25 @@ public class OperatorActions {
     }
 
     /**
-     * The original attributes minus what quarantine added, plus the new generation and the job id (a job
-     * whose identity came from its body or its MessageId keeps it only through this attribute).
+     * The job id (a job whose identity came from its body or its MessageId keeps it only through this attribute) and the
+     * new generation, then the original attributes minus what quarantine added, as many as SQS takes: the wire contract's
+     * first, then the producer's own by name. The vault keeps all of a job's attributes, up to SQS's 10, so a job sent with
+     * nine or ten has more than fit with these two; those left out are named in the log (never their values).
      */
     static Map<String, MessageAttribute> replayAttributes(String jobId, Map<String, MessageAttribute> archived, int generation) {
-        Map<String, MessageAttribute> attrs = new HashMap<>(archived);
-        attrs.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
-        attrs.remove(WireAttributes.FAILURE_CLASS);
-        attrs.remove(WireAttributes.ATTEMPTS);
-        attrs.remove(WireAttributes.QUARANTINE_REASON);
-        attrs.put(WireAttributes.GENERATION, MessageAttribute.number(generation));
+        Map<String, MessageAttribute> originals = new HashMap<>(archived);
+        originals.remove(WireAttributes.FAILURE_CLASS);
+        originals.remove(WireAttributes.ATTEMPTS);
+        originals.remove(WireAttributes.QUARANTINE_REASON);
+        Map<String, MessageAttribute> own = new LinkedHashMap<>();
+        own.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
+        own.put(WireAttributes.GENERATION, MessageAttribute.number(generation));
+        Map<String, MessageAttribute> attrs = WireAttributes.fitted(own, originals);
+        List<String> dropped = originals.keySet().stream().filter(k -> !attrs.containsKey(k)).sorted().toList();
+        if (!dropped.isEmpty()) {
+            LOG.warnf("Replay of job %s as generation %d leaves out attributes %s (SQS allows %d)", jobId, generation, dropped,
+                    WireAttributes.SQS_MAX);
+        }
         return attrs;
     }
 
@@ -548,6 +583,34 @@ public class OperatorActions {
             case ActionOutcome.Resolved r -> r.discardedCopies() + " dead-letter copies discarded";
             default -> null;
         };
-        audit.append(new AuditEntry(outcome.jobId(), key.tenant(), clock.instant(), actor, action, reason, codeVersion.value(), generation, attempt, result, detail));
+        try {
+            audit.append(new AuditEntry(outcome.jobId(), key.tenant(), clock.instant(), actor, action, reason, codeVersion.value(), generation,
+                    attempt, result, detail));
+        } catch (RuntimeException e) {
+            if (!changedTheJob(outcome)) {
+                // Nothing happened that the answer would hide: the caller learns the audit trail did not answer (503), and
+                // no payload is ever shown without its view audited.
+                throw e;
+            }
+            // The replay went out, the job was resolved or concluded unrecoverable: the answer must say so, as a bulk
+            // replay's end does when its entry is not written.
+            LOG.errorf("Job %s: %s by %s ended %s but its audit entry was not written (%s)", outcome.jobId(), action, actor, result,
+                    e.getClass().getSimpleName());
+        }
+    }
+
+    /**
+     * Whether the outcome tells of a change already made to the job (a replay sent, a resolve, a conclusion of UNRECOVERABLE),
+     * which a failed audit write must not hide. A payload view's UNRECOVERABLE changed nothing, but shows nothing either.
+     */
+    private static boolean changedTheJob(ActionOutcome outcome) {
+        return switch (outcome) {
+            case ActionOutcome.Replayed r -> true;
+            case ActionOutcome.Resolved r -> true;
+            case ActionOutcome.Unrecoverable u -> true;
+            case ActionOutcome.WouldReplay w -> false;
+            case ActionOutcome.Payload p -> false;
+            case ActionOutcome.Refused r -> false;
+        };
     }
 }

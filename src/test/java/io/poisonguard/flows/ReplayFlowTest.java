@@ -17,6 +17,10 @@ import io.poisonguard.replay.ArchivedMessage;
 import io.poisonguard.replay.PayloadArchive;
 import io.poisonguard.vault.KeptPayload;
 import io.poisonguard.vault.PayloadVault;
+import io.poisonguard.dynamodb.DynamoAuditLog;
+import io.poisonguard.dynamodb.DynamoQuarantineStore;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.testing.EmulatorClients;
 import io.poisonguard.testing.Queues;
 import io.poisonguard.testing.Tokens;
 import io.quarkus.arc.ClientProxy;
@@ -32,10 +36,13 @@ import org.junit.jupiter.api.AfterEach;
 import org.junit.jupiter.api.BeforeEach;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.SdkClientException;
+import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.SqsException;
 
+import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
@@ -176,6 +183,58 @@ class ReplayFlowTest extends FlowTest {
                 + " one notice; second replay answered 409; audit codeVersion %s%n", entry.codeVersion());
     }
 
+    /**
+     * SQS takes at most 10 message attributes. The vault keeps all of a job's own; a replay adds the job id and the
+     * generation to them, so a job sent with 9 or 10 could never be replayed (every try answered 503 SEND_FAILED).
+     */
+    @Test
+    void aJobSentWithTenAttributesReplaysWithTheJobIdTheGenerationAndTheContractsFirst() {
+        tenant("t-wide", "ACTIVE", "permit-report");
+        Map<String, String> attrs = Queues.permitAttributes("r-wide", "t-wide", 1);
+        IntStream.rangeClosed(1, 6).forEach(i -> attrs.put("x-" + i, "extra " + i));
+        queues.send(Queues.permitV1("P-r-wide"), attrs);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-wide") == JobState.QUARANTINED
+                && quarantine.find(key("r-wide")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        assertEquals(10, vault.find(key("r-wide")).orElseThrow().attributes().size(), "the vault keeps every attribute the job came with");
+        handler.legacyReader(true);
+        poller.stop();
+
+        replay(operator, "r-wide", "reader shipped").then().statusCode(202).body("outcome", equalTo("REPLAYED"))
+                .body("generation", equalTo(2));
+        // Looked at without taking it: visible again at once for the worker.
+        Message copy = sqs.receiveMessage(b -> b.queueUrl(queues.url(names.jobsQueue())).waitTimeSeconds(5).visibilityTimeout(0)
+                .messageAttributeNames("All")).messages().stream().findFirst().orElseThrow(() -> new AssertionError("no replayed copy"));
+        assertEquals(java.util.Set.of("job-id", "generation", "tenant", "job-type", "schema-version", "x-1", "x-2", "x-3", "x-4", "x-5"),
+                copy.messageAttributes().keySet(), "the job id and generation, the contract's, then the producer's by name, up to 10");
+        assertEquals("2", Queues.attr(copy, "generation"));
+        assertEquals("r-wide", Queues.attr(copy, "job-id"));
+        poller.start();
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-wide") == JobState.SUCCEEDED);
+    }
+
+    /**
+     * The ledger item of a quarantined job never expires; its quarantine record does (or its write is still pending). The
+     * ledger decides a resolve: with the record gone it still resolves the job, answers so and is audited.
+     */
+    @Test
+    void aResolveWhoseQuarantineRecordIsGoneResolvesTheJobAnswers200AndIsAudited() {
+        tenant("t-no-record", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-no-record", "t-no-record");
+        JobKey job = key("r-no-record");
+        dynamo.deleteItem(b -> b.tableName(names.quarantineTable()).key(Map.of("jobId", AttributeValue.fromS(job.storage()))));
+        assertTrue(quarantine.find(job).isEmpty(), "the record is gone, as after its TTL");
+
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "customer withdrew the permit"))
+                .post("/ops/quarantine/r-no-record/resolve?tenant=t-no-record").then().statusCode(200)
+                .body("outcome", equalTo("RESOLVED"));
+        assertEquals(JobState.RESOLVED, state("r-no-record"));
+        AuditEntry resolved = audit.forJob("r-no-record", 10).stream().filter(e -> e.action() == AuditAction.RESOLVE).findFirst()
+                .orElseThrow(() -> new AssertionError("the resolve of r-no-record is not audited"));
+        assertEquals("RESOLVED", resolved.outcome());
+        assertEquals("olga", resolved.actor());
+        assertEquals("customer withdrew the permit", resolved.reason());
+    }
+
     @Test
     void aReplayThatDiedBeforeItsCopyWasSentCanBeReissuedOnceItIsStale() {
         tenant("t-stuck", "ACTIVE", "permit-report");
@@ -266,6 +325,51 @@ class ReplayFlowTest extends FlowTest {
                 "the replay is audited");
         await().atMost(Duration.ofSeconds(30)).until(() -> state("r-undeleted") == JobState.SUCCEEDED);
         assertEquals(1, refusing.deleteRefused(), "the copy the replay could not delete was still held");
+    }
+
+    /**
+     * README: a store that does not answer gets 503. The quarantine table's outage answered 500 on nearly every job endpoint.
+     * A resolve is decided by the ledger: it resolves, and the record keeps its old status until it expires.
+     */
+    @Test
+    void whileTheQuarantineTableDoesNotAnswerTheJobEndpointsAnswer503AndAResolveStillResolves() {
+        tenant("t-table-down", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-table-down", "t-table-down");
+        try (DynamoDbClient down = EmulatorClients.dynamoDown()) {
+            QuarkusMock.installMockForType(new DynamoQuarantineStore(down, names.quarantineTable(), Clock.systemUTC()), QuarantineStore.class);
+
+            given().auth().oauth2(viewer).get("/ops/quarantine?tenant=t-table-down").then().statusCode(503)
+                    .contentType("application/problem+json").body("detail", containsString("the quarantine table did not answer"));
+            given().auth().oauth2(viewer).get("/ops/quarantine/r-table-down").then().statusCode(503)
+                    .contentType("application/problem+json").body("detail", containsString("the quarantine table did not answer"));
+            replay(operator, "r-table-down", "during the outage").then().statusCode(503).contentType("application/problem+json");
+            assertEquals(JobState.QUARANTINED, state("r-table-down"), "nothing changed");
+
+            given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "customer withdrew the permit"))
+                    .post("/ops/quarantine/r-table-down/resolve?tenant=t-table-down").then().statusCode(200)
+                    .body("outcome", equalTo("RESOLVED"));
+            assertEquals(JobState.RESOLVED, state("r-table-down"));
+        }
+    }
+
+    /**
+     * A replay that went out is answered as replayed, whether or not its audit entry could be written then (the failure is
+     * logged); reading the audit trail while it does not answer is a 503.
+     */
+    @Test
+    void aReplaySentWhileTheAuditTrailDoesNotAnswerIsStillAnsweredReplayed() {
+        tenant("t-audit-down", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-audit-down", "t-audit-down");
+        handler.legacyReader(true);
+        try (DynamoDbClient down = EmulatorClients.dynamoDown()) {
+            QuarkusMock.installMockForType(new DynamoAuditLog(down, names.auditTable(), Clock.systemUTC()), AuditLog.class);
+
+            replay(operator, "r-audit-down", "reader shipped").then().statusCode(202).body("outcome", equalTo("REPLAYED"))
+                    .body("generation", equalTo(2));
+            given().auth().oauth2(viewer).get("/ops/audit?jobId=r-audit-down").then().statusCode(503)
+                    .contentType("application/problem+json").body("detail", containsString("the audit trail did not answer"));
+            await().atMost(Duration.ofSeconds(30)).until(() -> state("r-audit-down") == JobState.SUCCEEDED);
+        }
     }
 
     @Test

@@ -293,6 +293,20 @@ class SecurityAttacksTest extends FlowTest {
                 .body("items.action", hasItem("RESOLVE"));
     }
 
+    /** A limit that is no number, or one past what an int holds, is the caller's mistake: 400 naming limit, never a 404. */
+    @Test
+    void aLimitThatIsNotANumberOrOverflowsIsABadRequestNamingIt() {
+        for (String path : List.of("/ops/quarantine?limit=abc", "/ops/quarantine?limit=99999999999", "/ops/audit?limit=abc",
+                "/ops/audit?limit=99999999999", "/ops/audit?jobId=any-job&limit=1.5")) {
+            given().auth().oauth2(operator).get(path).then().statusCode(400)
+                    .contentType(containsString("application/problem+json")).body("detail", containsString("limit"));
+        }
+        // Parsed by the resource, it is still an integer to the API's clients.
+        management().get("/q/openapi?format=json").then().statusCode(200)
+                .body("paths.'/ops/quarantine'.get.parameters.find { it.name == 'limit' }.schema.type", equalTo("integer"))
+                .body("paths.'/ops/audit'.get.parameters.find { it.name == 'limit' }.schema.type", equalTo("integer"));
+    }
+
     @Test
     void anOlderThanReachingPastTheFirstInstantIsABadRequest() {
         given().auth().oauth2(operator).get("/ops/quarantine?olderThan=P400000000000D").then().statusCode(400)

@@ -50,6 +50,30 @@ public final class EmulatorClients {
         return dynamo(e, c -> c.apiCallTimeout(apiCallTimeout));
     }
 
+    /** A DynamoDB client on a port nothing listens on, trying each call once: every call fails as in an outage. */
+    public static DynamoDbClient dynamoDown() {
+        return dynamoDown(new software.amazon.awssdk.core.interceptor.ExecutionInterceptor() {
+        });
+    }
+
+    /**
+     * A DynamoDB client on a port nothing listens on, trying each call once: every call fails as in an outage, or as
+     * {@code interceptor} makes it fail before that (with an answer DynamoDB gives when it is not there, say).
+     */
+    public static DynamoDbClient dynamoDown(software.amazon.awssdk.core.interceptor.ExecutionInterceptor interceptor) {
+        int port;
+        try (java.net.ServerSocket s = new java.net.ServerSocket(0)) {
+            port = s.getLocalPort();
+        } catch (java.io.IOException e) {
+            throw new java.io.UncheckedIOException(e);
+        }
+        return DynamoDbClient.builder().endpointOverride(URI.create("http://127.0.0.1:" + port)).region(Region.of(Emulators.REGION))
+                .credentialsProvider(CREDENTIALS).httpClientBuilder(ApacheHttpClient.builder())
+                .overrideConfiguration(o -> o.retryStrategy(r -> r.maxAttempts(1)).apiCallTimeout(java.time.Duration.ofSeconds(5))
+                        .addExecutionInterceptor(interceptor))
+                .build();
+    }
+
     /** A DynamoDB client with {@code override} applied to its configuration (timeouts, say). */
     public static DynamoDbClient dynamo(Emulators e, java.util.function.Consumer<software.amazon.awssdk.core.client.config.ClientOverrideConfiguration.Builder> override) {
         return DynamoDbClient.builder().endpointOverride(URI.create(e.dynamoEndpoint())).region(Region.of(Emulators.REGION))
