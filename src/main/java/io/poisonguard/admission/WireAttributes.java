@@ -20,6 +20,11 @@ public final class WireAttributes {
     public static final String FAILURE_CLASS = "failure-class";
     public static final String ATTEMPTS = "attempts";
     public static final String QUARANTINE_REASON = "quarantine-reason";
+    /**
+     * Set by the dead-letter intake on a copy SQS's redrive backstop moved that it sends back to the main queue: how many
+     * times this job's copies were sent back so, which bounds the round trips of a job that never reaches its ledger.
+     */
+    public static final String DEAD_LETTER_RETURNS = "dead-letter-returns";
 
     /** SQS refuses a message with more than 10 message attributes (SendMessage, InvalidParameterValue). */
     public static final int SQS_MAX = 10;

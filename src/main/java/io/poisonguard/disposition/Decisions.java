@@ -24,6 +24,12 @@ public final class Decisions {
     static final Duration LEASE_MARGIN = Duration.ofSeconds(1);
     /** How early a copy may arrive before its retry delay ends and still run (clocks and SQS are not exact). */
     static final Duration EARLY_TOLERANCE = Duration.ofSeconds(1);
+    /**
+     * How many times a copy the redrive backstop moved is sent back to the main queue for its ledger to judge. A job whose
+     * every receive fails before it reaches the ledger (it kills the worker in pre-flight, say) would otherwise go round for
+     * ever, a backstop's worth of receives at a time; one more move makes it REDRIVEN.
+     */
+    public static final int MAX_DEAD_LETTER_RETURNS = 3;
 
     /** When a job waiting on its ladder may run again: the end of its last attempt plus the delay chosen then. */
     public static Optional<Instant> notBefore(LedgerRecord current) {
@@ -125,7 +131,7 @@ public final class Decisions {
      * when the job was never seen), how often SQS says the copy was received, and the main queue's redrive
      * backstop ({@code maxReceiveCount}): a copy received that often was moved by SQS, one received fewer times by hand.
      */
-    public Adoption adopt(LedgerRecord current, int messageGeneration, int receiveCount, int backstop, Instant now) {
+    public Adoption adopt(LedgerRecord current, int messageGeneration, int receiveCount, int backstop, int returnedBefore, Instant now) {
         JobState state = current.state();
         if (state == JobState.RESOLVED) {
             return new Adoption.Finished(current, "an operator resolved the job");
@@ -146,14 +152,17 @@ public final class Decisions {
         if (current.leaseHeldAt(now)) {
             return new Adoption.Busy(current);
         }
-        if (!current.isNew() && receiveCount >= backstop) {
+        if (!current.isNew() && receiveCount >= backstop && returnedBefore < MAX_DEAD_LETTER_RETURNS) {
             // The ledger knows the job and has not parked it, so every counted attempt stayed within its class's limit: the
             // receives were the service's uncounted give-backs. Quarantining it would charge an outage to the backlog.
             return new Adoption.GiveBack(current, "SQS's redrive backstop moved it after " + receiveCount + " receives while its ledger says "
                     + current.state() + " after " + current.attempt() + " attempt(s)");
         }
-        String reason = "found in the dead-letter queue without a quarantine record after " + receiveCount
-                + " receives (SQS's redrive backstop or moved by hand)";
+        String reason = returnedBefore >= MAX_DEAD_LETTER_RETURNS && !current.isNew() && receiveCount >= backstop
+                ? "moved to the dead-letter queue by SQS's redrive backstop again after being sent back to the main queue "
+                        + returnedBefore + " times: its receives do not reach its ledger"
+                : "found in the dead-letter queue without a quarantine record after " + receiveCount
+                        + " receives (SQS's redrive backstop or moved by hand)";
         return new Adoption.Quarantine(current.moveTo(JobState.QUARANTINED, now).withQuarantine(FailureClass.REDRIVEN, reason));
     }
 

@@ -6,6 +6,7 @@ import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
@@ -132,7 +133,7 @@ public final class DynamoLedgerStore implements LedgerStore {
             Map<String, AttributeValue> moved = new HashMap<>(old);
             moved.put(KEY, Attrs.s(key.storage()));
             try {
-                Unavailability.write("the ledger", () -> dynamo.putItem(b -> b.tableName(table).item(moved)
+                Unavailability.write(StoreUnavailable.LEDGER, () -> dynamo.putItem(b -> b.tableName(table).item(moved)
                         .conditionExpression("attribute_not_exists(#key)").expressionAttributeNames(Map.of("#key", KEY))));
             } catch (ConditionalCheckFailedException raced) {
                 // Another worker moved it: read what the scoped key holds now.
@@ -140,14 +141,14 @@ public final class DynamoLedgerStore implements LedgerStore {
                 return absent(now) ? Optional.empty() : Optional.of(decode(now));
             }
             try {
-                Unavailability.write("the ledger", () -> dynamo.deleteItem(b -> b.tableName(table).key(Map.of(KEY, Attrs.s(key.jobId())))
+                Unavailability.write(StoreUnavailable.LEDGER, () -> dynamo.deleteItem(b -> b.tableName(table).key(Map.of(KEY, Attrs.s(key.jobId())))
                         .conditionExpression("#version = :v").expressionAttributeNames(Map.of("#version", "version"))
                         .expressionAttributeValues(Map.of(":v", Attrs.n(r.version())))));
             } catch (ConditionalCheckFailedException changed) {
                 // The old item was written after the copy was made: the copy is stale. Take it back, unless someone has
                 // written on it already (then it is theirs and current), and move again from what the old item holds.
                 try {
-                    Unavailability.write("the ledger", () -> dynamo.deleteItem(b -> b.tableName(table).key(Map.of(KEY, Attrs.s(key.storage())))
+                    Unavailability.write(StoreUnavailable.LEDGER, () -> dynamo.deleteItem(b -> b.tableName(table).key(Map.of(KEY, Attrs.s(key.storage())))
                             .conditionExpression("#version = :v").expressionAttributeNames(Map.of("#version", "version"))
                             .expressionAttributeValues(Map.of(":v", Attrs.n(r.version())))));
                 } catch (ConditionalCheckFailedException written) {
@@ -200,7 +201,7 @@ public final class DynamoLedgerStore implements LedgerStore {
     }
 
     private Map<String, AttributeValue> read(String storageKey) {
-        return Unavailability.read("the ledger", () -> dynamo.getItem(GetItemRequest.builder()
+        return Unavailability.read(StoreUnavailable.LEDGER, () -> dynamo.getItem(GetItemRequest.builder()
                 .tableName(table).key(Map.of(KEY, Attrs.s(storageKey))).consistentRead(true).build()).item());
     }
 
@@ -260,7 +261,7 @@ public final class DynamoLedgerStore implements LedgerStore {
         String condition = "#version = :expected";
         String update = "SET " + String.join(", ", sets) + (removes.isEmpty() ? "" : " REMOVE " + String.join(", ", removes));
         try {
-            Unavailability.write("the ledger", () -> dynamo.updateItem(UpdateItemRequest.builder()
+            Unavailability.write(StoreUnavailable.LEDGER, () -> dynamo.updateItem(UpdateItemRequest.builder()
                     .tableName(table)
                     .key(Map.of(KEY, Attrs.s(storageKey)))
                     .updateExpression(update)
@@ -317,7 +318,7 @@ public final class DynamoLedgerStore implements LedgerStore {
     private LedgerRecord put(LedgerRecord next, String storageKey, Map<String, AttributeValue> item, String condition,
                              Map<String, String> names, Map<String, AttributeValue> values) {
         try {
-            Unavailability.write("the ledger", () -> dynamo.putItem(PutItemRequest.builder()
+            Unavailability.write(StoreUnavailable.LEDGER, () -> dynamo.putItem(PutItemRequest.builder()
                     .tableName(table)
                     .item(item)
                     .conditionExpression(condition)

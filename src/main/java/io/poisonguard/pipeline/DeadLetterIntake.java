@@ -2,6 +2,7 @@ package io.poisonguard.pipeline;
 
 import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.admission.JobIdentity;
+import io.poisonguard.admission.MessageAttribute;
 import io.poisonguard.admission.WireSize;
 import io.poisonguard.admission.Preflight;
 import io.poisonguard.admission.WireAttributes;
@@ -33,7 +34,9 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayList;
 import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.locks.ReentrantLock;
@@ -114,8 +117,12 @@ public class DeadLetterIntake {
         try {
             sweep();
         } catch (StoreUnavailable e) {
-            gate.unavailable(e);
-            LOG.warnf("Dead-letter sweep stopped: the ledger does not answer; it resumes with consumption");
+            if (e.ledger()) {
+                gate.unavailable(e);
+                LOG.warnf("Dead-letter sweep stopped: the ledger does not answer; it resumes with consumption");
+            } else {
+                LOG.warnf("Dead-letter sweep stopped: %s; the next one tries again", e.getMessage());
+            }
         } catch (RuntimeException e) {
             LOG.warnf(e, "Dead-letter sweep failed; the next one tries again");
         }
@@ -177,13 +184,14 @@ public class DeadLetterIntake {
         LedgerRecord current = ledger.findOwn(key).orElseGet(() -> LedgerRecord.fresh(jobId, key.tenant(),
                 io.poisonguard.admission.Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE)), generation, now));
         LedgerRecord parked;
-        switch (decisions.adopt(current, generation, m.receiveCount(), config.resources().redriveMaxReceiveCount(), now)) {
+        int returnedBefore = m.attribute(WireAttributes.DEAD_LETTER_RETURNS).map(DeadLetterIntake::parseCount).orElse(0);
+        switch (decisions.adopt(current, generation, m.receiveCount(), config.resources().redriveMaxReceiveCount(), returnedBefore, now)) {
             case Adoption.Busy busy -> {
                 LOG.debugf("Job %s: a dead-letter copy waits, an attempt holds the lease", jobId);
                 return false;
             }
             case Adoption.GiveBack back -> {
-                giveBack(m, jobId, back.why());
+                giveBack(m, jobId, returnedBefore + 1, back.why());
                 return false;
             }
             case Adoption.Finished finished -> {
@@ -268,9 +276,20 @@ public class DeadLetterIntake {
      * the next sweep; a failed delete after the send leaves one more copy of the job on the main queue, which the ledger
      * takes for the duplicate it is.
      */
-    private void giveBack(InboundMessage m, String jobId, String why) {
+    private void giveBack(InboundMessage m, String jobId, int returns, String why) {
+        // The job id goes as an attribute (an identity taken from the MessageId would not survive the new message), and the
+        // count of returns, which bounds them; then the original's, as many as SQS's 10 leave room for.
+        Map<String, MessageAttribute> first = new LinkedHashMap<>();
+        first.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
+        first.put(WireAttributes.DEAD_LETTER_RETURNS, MessageAttribute.number(returns));
+        Map<String, MessageAttribute> attributes = WireAttributes.fitted(first, m.attributes());
+        List<String> dropped = m.attributes().keySet().stream().filter(k -> !attributes.containsKey(k)).sorted().toList();
+        if (!dropped.isEmpty()) {
+            LOG.warnf("Job %s: its copy sent back to the main queue leaves out attributes %s (SQS allows %d)", jobId, dropped,
+                    WireAttributes.SQS_MAX);
+        }
         try {
-            inbox.returnToSource(m);
+            inbox.returnToSource(m.body(), attributes);
         } catch (RuntimeException e) {
             LOG.warnf("Job %s: giving its dead-letter copy back to the main queue failed (%s); the next sweep tries again", jobId,
                     e.getClass().getSimpleName());
@@ -304,6 +323,14 @@ public class DeadLetterIntake {
         }
         // Not replaced: the original is given back with what the sweep keeps, at once, for a replay's scan to find.
         return false;
+    }
+
+    private static int parseCount(String s) {
+        try {
+            return Math.max(0, Integer.parseInt(s.strip()));
+        } catch (NumberFormatException e) {
+            return 0;
+        }
     }
 
     private static int parseGeneration(String s) {

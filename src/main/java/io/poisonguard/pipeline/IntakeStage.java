@@ -243,6 +243,14 @@ public class IntakeStage {
      * ledger answers again. {@code starting} is the attempt whose start was being written, if any.
      */
     private Optional<Ticket> ledgerDown(InboundMessage m, StoreUnavailable down, LedgerRecord starting) {
+        if (!down.ledger()) {
+            // Another store (the quarantine records, the tenant directory, the vault) did not answer for this copy: it comes
+            // back later; consumption goes on, since the ledger, which every run needs, answers.
+            LOG.warnf("Message %s: %s; it is left to redeliver", m.messageId(), down.getMessage());
+            source.changeVisibility(m, visibility);
+            metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
+            return Optional.empty();
+        }
         ledgerGate.unavailable(down);
         if (starting != null && down.outcomeUnknown()) {
             ledgerGate.unsettled(starting);

@@ -14,8 +14,8 @@ public interface DeadLetterInbox {
     /** Removes a message received here; only once its content is durable elsewhere. */
     void delete(InboundMessage m);
 
-    /** Sends a message received here to the main queue, body and attributes as they came (it is not deleted here). */
-    void returnToSource(InboundMessage m);
+    /** Sends a copy of a message received here to the main queue with {@code attributes} (the message is not deleted here). */
+    void returnToSource(String body, java.util.Map<String, io.poisonguard.admission.MessageAttribute> attributes);
 
     /** Makes messages received here visible again at once. */
     void release(List<InboundMessage> messages);

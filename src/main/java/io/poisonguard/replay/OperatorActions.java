@@ -556,6 +556,7 @@ public class OperatorActions {
         originals.remove(WireAttributes.FAILURE_CLASS);
         originals.remove(WireAttributes.ATTEMPTS);
         originals.remove(WireAttributes.QUARANTINE_REASON);
+        originals.remove(WireAttributes.DEAD_LETTER_RETURNS);
         Map<String, MessageAttribute> own = new LinkedHashMap<>();
         own.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
         own.put(WireAttributes.GENERATION, MessageAttribute.number(generation));

@@ -42,9 +42,8 @@ public class SqsDeadLetterInbox implements DeadLetterInbox {
     }
 
     @Override
-    public void returnToSource(InboundMessage m) {
-        // It came from the main queue, so its attributes fit the main queue's limits as they are.
-        sqs.sendMessage(b -> b.queueUrl(urls.jobs()).messageBody(m.body()).messageAttributes(SqsJobQueue.toSdk(m.attributes())));
+    public void returnToSource(String body, java.util.Map<String, io.poisonguard.admission.MessageAttribute> attributes) {
+        sqs.sendMessage(b -> b.queueUrl(urls.jobs()).messageBody(body).messageAttributes(SqsJobQueue.toSdk(attributes)));
     }
 
     @Override

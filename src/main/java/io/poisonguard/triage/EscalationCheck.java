@@ -121,8 +121,8 @@ public class EscalationCheck {
                     } catch (RuntimeException e) {
                         // One record the store will not update (say, grown past DynamoDB's item limit) must not keep every
                         // record after it, of every tenant and class, from its escalation, nor freeze the overdue gauges.
-                        LOG.warnf("Job %s: escalating its %s stage failed (%s); the other records go on, the next check tries it again",
-                                r.jobId(), stage.key(), e.getClass().getSimpleName());
+                        LOG.warnf("Job %s: escalating its %s stage failed (%s); the other records go on (a stage not yet marked"
+                                + " escalated is tried again next check)", r.jobId(), stage.key(), e.getClass().getSimpleName());
                     }
                 }
             }

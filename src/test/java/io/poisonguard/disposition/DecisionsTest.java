@@ -49,7 +49,7 @@ class DecisionsTest {
         // the DLQ must not be turned into the quarantine the job type opted out of (a record nothing can replay, a page).
         LedgerRecord dropped = fresh().moveTo(JobState.QUARANTINED, NOW).moveTo(JobState.DROPPED, NOW);
 
-        Adoption adoption = policy().decisions().adopt(dropped, 1, 12, 100, NOW.plusSeconds(60));
+        Adoption adoption = policy().decisions().adopt(dropped, 1, 12, 100, 0, NOW.plusSeconds(60));
 
         assertInstanceOf(Adoption.Finished.class, adoption, "a dropped job's copy is a leftover");
     }
@@ -59,12 +59,24 @@ class DecisionsTest {
         Decisions decisions = policy().decisions();
         // Waiting for its next attempt, its give-backs uncounted: SQS's count says nothing about the job.
         LedgerRecord waiting = fresh().moveTo(JobState.RETRY_WAIT, NOW);
-        assertInstanceOf(Adoption.GiveBack.class, decisions.adopt(waiting, 1, 100, 100, NOW.plusSeconds(60)));
+        assertInstanceOf(Adoption.GiveBack.class, decisions.adopt(waiting, 1, 100, 100, 0, NOW.plusSeconds(60)));
         // An attempt whose lease ran out: the next intake charges that crash, as it would on the main queue.
         LedgerRecord lapsed = fresh().moveTo(JobState.ACTIVE, NOW).withLease(WORKER, NOW.plusSeconds(30));
-        assertInstanceOf(Adoption.GiveBack.class, decisions.adopt(lapsed, 1, 101, 100, NOW.plusSeconds(60)));
+        assertInstanceOf(Adoption.GiveBack.class, decisions.adopt(lapsed, 1, 101, 100, 0, NOW.plusSeconds(60)));
         // Still leased: later, as before.
-        assertInstanceOf(Adoption.Busy.class, decisions.adopt(lapsed, 1, 101, 100, NOW.plusSeconds(10)));
+        assertInstanceOf(Adoption.Busy.class, decisions.adopt(lapsed, 1, 101, 100, 0, NOW.plusSeconds(10)));
+    }
+
+    @Test
+    void aCopyTheBackstopKeepsMovingAfterItWasSentBackThreeTimesIsQuarantined() {
+        // Every receive of it fails before the ledger (it kills the worker in pre-flight, say): round trips end.
+        Decisions decisions = policy().decisions();
+        LedgerRecord waiting = fresh().moveTo(JobState.RETRY_WAIT, NOW);
+        assertInstanceOf(Adoption.GiveBack.class, decisions.adopt(waiting, 1, 100, 100, Decisions.MAX_DEAD_LETTER_RETURNS - 1, NOW));
+        Adoption again = decisions.adopt(waiting, 1, 100, 100, Decisions.MAX_DEAD_LETTER_RETURNS, NOW);
+        LedgerRecord next = assertInstanceOf(Adoption.Quarantine.class, again).next();
+        assertEquals(FailureClass.REDRIVEN, next.quarantineClass());
+        assertTrue(next.quarantineReason().contains("sent back to the main queue 3 times"), next.quarantineReason());
     }
 
     @Test
@@ -72,10 +84,10 @@ class DecisionsTest {
         Decisions decisions = policy().decisions();
         LedgerRecord waiting = fresh().moveTo(JobState.RETRY_WAIT, NOW);
         // Received fewer times than the backstop: an operator moved it, and means it.
-        Adoption byHand = decisions.adopt(waiting, 1, 3, 100, NOW.plusSeconds(60));
+        Adoption byHand = decisions.adopt(waiting, 1, 3, 100, 0, NOW.plusSeconds(60));
         assertEquals(FailureClass.REDRIVEN, assertInstanceOf(Adoption.Quarantine.class, byHand).next().quarantineClass());
         // Never recorded in 100 receives: whatever stops the service before its first write is what the backstop is for.
-        Adoption unseen = decisions.adopt(LedgerRecord.fresh("never-seen", "tenant-a", "permit-report", 1, NOW), 1, 100, 100, NOW);
+        Adoption unseen = decisions.adopt(LedgerRecord.fresh("never-seen", "tenant-a", "permit-report", 1, NOW), 1, 100, 100, 0, NOW);
         assertInstanceOf(Adoption.Quarantine.class, unseen);
     }
 
@@ -83,7 +95,7 @@ class DecisionsTest {
     void aDeadLetterCopyOfAQuarantinedJobIsOneOfItsCopies() {
         LedgerRecord quarantined = fresh().moveTo(JobState.QUARANTINED, NOW);
 
-        assertInstanceOf(Adoption.AlreadyParked.class, policy().decisions().adopt(quarantined, 1, 12, 100, NOW.plusSeconds(60)));
+        assertInstanceOf(Adoption.AlreadyParked.class, policy().decisions().adopt(quarantined, 1, 12, 100, 0, NOW.plusSeconds(60)));
     }
 
     @Test

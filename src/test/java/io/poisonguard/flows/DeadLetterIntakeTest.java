@@ -171,12 +171,15 @@ class DeadLetterIntakeTest extends FlowTest {
     void aHealthyJobTheRedriveBackstopMovedWhileItsLedgerStillTracksItGoesBackToTheMainQueueAndSucceeds() {
         Queues queues = queues();
         tenant("t-held");
+        // Neither a job-id attribute nor a body jobId: the job is known by its MessageId, which a message sent anew would not keep.
+        Map<String, String> noId = Queues.permitAttributes("unused", "t-held", 3);
+        noId.remove("job-id");
+        String jobId = queues.send(Queues.permitV3("P-HELD"), noId);
         // The job waits for its next attempt with nothing charged to it: its copies were given back uncounted (held by the
         // systemic guard, returned while consumption was paused), and SQS counted every one of those receives toward
         // its redrive backstop. A long outage moves a healthy backlog to the DLQ this way.
         java.time.Instant now = java.time.Instant.now();
-        ledger.write(LedgerRecord.fresh("held-long", "t-held", "permit-report", 1, now).moveTo(JobState.RETRY_WAIT, now));
-        queues.send(Queues.permitV3("P-HELD"), Queues.permitAttributes("held-long", "t-held", 3));
+        ledger.write(LedgerRecord.fresh(jobId, "t-held", "permit-report", 1, now).moveTo(JobState.RETRY_WAIT, now));
         String jobsUrl = queues.url(names.jobsQueue());
         await().atMost(Duration.ofSeconds(30)).pollDelay(Duration.ZERO).pollInterval(Duration.ofMillis(20)).until(() -> {
             sqs.receiveMessage(b -> b.queueUrl(jobsUrl).maxNumberOfMessages(10).visibilityTimeout(0));
@@ -185,15 +188,20 @@ class DeadLetterIntakeTest extends FlowTest {
 
         // The sweep gives it back to the main queue, where the ledger's own limits judge it: no quarantine, no alert.
         await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 1 && queues.depth(names.deadLetterQueue()) == 0);
-        assertTrue(quarantine.find(key("held-long")).isEmpty(), "a job its ledger still tracks is not quarantined as REDRIVEN");
-        assertEquals(JobState.RETRY_WAIT, state("held-long"));
-        assertEquals(0, alertsFor("held-long"));
+        assertTrue(quarantine.find(key(jobId)).isEmpty(), "a job its ledger still tracks is not quarantined as REDRIVEN");
+        assertEquals(JobState.RETRY_WAIT, state(jobId));
+        assertEquals(0, alertsFor(jobId));
         management().get("/q/metrics").then().body(containsString("poison_guard_dead_letter_returned_total 1.0"));
+        Message back = sqs.receiveMessage(b -> b.queueUrl(jobsUrl).maxNumberOfMessages(1).visibilityTimeout(0).messageAttributeNames("All"))
+                .messages().get(0);
+        assertEquals(jobId, Queues.attr(back, "job-id"), "the copy sent back keeps the job's identity");
+        assertEquals("1", Queues.attr(back, "dead-letter-returns"), "and counts its return");
+        assertEquals("t-held", Queues.attr(back, "tenant"));
 
         poller.start();
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("held-long") == JobState.SUCCEEDED);
-        assertEquals(1, noticesFor("held-long"), "it ran once and sent its notice once");
-        assertEquals(1, ledger.find(key("held-long")).orElseThrow().attempt());
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(jobId) == JobState.SUCCEEDED);
+        assertEquals(1, noticesFor(jobId), "it ran once and sent its notice once");
+        assertEquals(1, ledger.find(key(jobId)).orElseThrow().attempt());
     }
 
     @Test

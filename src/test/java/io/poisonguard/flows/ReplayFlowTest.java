@@ -353,6 +353,33 @@ class ReplayFlowTest extends FlowTest {
     }
 
     /**
+     * An outage of the quarantine table is not the ledger's: a copy that needs the table (one of a quarantined job, whose
+     * quarantine it completes) comes back later, and consumption goes on for every other job, since the ledger, which every
+     * run needs first, answers. It used to close the ledger gate: every worker paused, logging that the ledger was down.
+     */
+    @Test
+    void aQuarantineTableOutageLeavesConsumptionRunning() {
+        tenant("t-qt-down", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-qt-copy", "t-qt-down");
+        String ledgerDown = "poison_guard_outcomes_total{failure_class=\"none\",outcome=\"ledger_unavailable\"}";
+        try (DynamoDbClient down = EmulatorClients.dynamoDown()) {
+            QuarkusMock.installMockForType(new DynamoQuarantineStore(down, names.quarantineTable(), Clock.systemUTC()), QuarantineStore.class);
+            double before = counter(ledgerDown);
+            queues.send(Queues.permitV1("P-r-qt-copy"), Queues.permitAttributes("r-qt-copy", "t-qt-down", 1));
+            await().atMost(Duration.ofSeconds(30)).until(() -> counter("poison_guard_outcomes_total{failure_class=\"none\",outcome=\"left_to_redeliver\"}") > 0);
+            queues.send(Queues.permitV3("P-qt-ok"), Queues.permitAttributes("r-qt-ok", "t-qt-down", 3));
+            await().atMost(Duration.ofSeconds(30)).until(() -> state("r-qt-ok") == JobState.SUCCEEDED);
+            assertEquals(before, counter(ledgerDown), "no copy was given back for a ledger outage");
+        }
+    }
+
+    private double counter(String series) {
+        String metrics = management().get("/q/metrics").then().extract().asString();
+        return metrics.lines().filter(l -> l.startsWith(series + " ")).mapToDouble(l -> Double.parseDouble(l.substring(series.length() + 1)))
+                .findFirst().orElse(0.0);
+    }
+
+    /**
      * A replay that went out is answered as replayed, whether or not its audit entry could be written then (the failure is
      * logged); reading the audit trail while it does not answer is a 503.
      */
