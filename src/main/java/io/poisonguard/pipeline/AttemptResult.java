@@ -16,8 +16,14 @@ sealed interface AttemptResult {
     record Failed(Failure failure, Signature signature) implements AttemptResult {
     }
 
-    /** The handler ran past its deadline and was interrupted. */
-    record TimedOut(Duration deadline) implements AttemptResult {
+    /**
+     * The handler ran past its deadline and was interrupted; {@code stillRunning} when it had not stopped within
+     * {@code attempt.stop-grace} after that (it ignores interrupts: the worker is stuck and asks to be replaced).
+     */
+    record TimedOut(Duration deadline, boolean stillRunning) implements AttemptResult {
+        TimedOut(Duration deadline) {
+            this(deadline, false);
+        }
     }
 
     /** The handler threw an error the JVM may not survive (OutOfMemoryError, InternalError, ...). */

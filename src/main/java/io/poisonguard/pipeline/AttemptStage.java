@@ -198,7 +198,7 @@ public class AttemptStage {
                 // Not known to be ours: neither perform the effects nor record a success without them. Given back uncounted.
                 effects.dropDeferred();
                 return a.withResult(new AttemptResult.StoreDown(new io.poisonguard.ledger.StoreUnavailable(
-                        "the ledger, to confirm the attempt still holds the job", false,
+                        io.poisonguard.ledger.StoreUnavailable.LEDGER, false,
                         new IllegalStateException("the attempt's lease ran out and the ledger did not confirm it"))));
             }
             case OURS -> {
@@ -250,11 +250,37 @@ public class AttemptStage {
     }
 
     /**
-     * After the outcome is durable: waits up to the stop grace for a handler that was cut off (deadline,
-     * shutdown) to stop. One that does not is stuck for good, and the worker reports itself not live.
+     * Before the outcome of an attempt cut off at its deadline is written: waits up to the stop grace for its handler to
+     * stop, while the heartbeat goes on renewing the attempt's lease, so the job stays out of every other worker's hands.
+     * One that does not stop is stuck for good: the worker reports itself not live, and the outcome says the handler still
+     * runs, so the job's next attempt does not start beside it.
+     */
+    Attempted awaitTimedOutStop(Attempted a) {
+        if (!(a.result() instanceof AttemptResult.TimedOut t) || !a.handlerThread().isAlive()) {
+            return a;
+        }
+        // The lease (and the copy's visibility) stay renewed while the handler is waited for: however the grace compares
+        // with a lease, no other worker takes the job while its cut-off handler may still run here.
+        a.running().renewUntil(clock.instant().plus(config.attempt().stopGrace()).plus(config.consumer().heartbeatInterval()));
+        try {
+            if (a.handlerThread().join(config.attempt().stopGrace())) {
+                return a;
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+            return a;
+        }
+        health.stuck(a.running().record().jobId(), a.running().record().attempt());
+        return a.withResult(new AttemptResult.TimedOut(t.deadline(), true));
+    }
+
+    /**
+     * After the outcome is durable: waits up to the stop grace for a handler that was cut off at shutdown to stop. One
+     * that does not is stuck for good, and the worker reports itself not live. (One cut off at its deadline was waited
+     * for before its outcome.)
      */
     void awaitStop(Attempted a) {
-        if (!a.handlerThread().isAlive()) {
+        if (!a.handlerThread().isAlive() || a.result() instanceof AttemptResult.TimedOut) {
             return;
         }
         try {

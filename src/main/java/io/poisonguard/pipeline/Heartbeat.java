@@ -28,8 +28,6 @@ import java.util.concurrent.TimeUnit;
 @Singleton
 public class Heartbeat {
     private static final Logger LOG = Logger.getLogger(Heartbeat.class);
-    /** How much of its lease an attempt must have left to act without asking the ledger: other workers' clocks may run ahead. */
-    static final Duration ACT_MARGIN = Duration.ofSeconds(1);
 
     private final Set<Running> running = ConcurrentHashMap.newKeySet();
     private final SourceQueue source;
@@ -38,6 +36,12 @@ public class Heartbeat {
     private final Duration interval;
     private final Duration visibility;
     private final String worker;
+    /**
+     * How much of its lease an attempt must have left to act on its success without asking the ledger: a quarter of the
+     * lease (at least a second), so deferred effects that take a while (a slow send) still end inside it, and other
+     * workers' clocks may run a little ahead.
+     */
+    private final Duration actMargin;
     private final java.util.concurrent.Executor renewals;
     private ScheduledExecutorService timer;
 
@@ -58,6 +62,7 @@ public class Heartbeat {
         this.ledger = ledger;
         this.clock = clock;
         this.interval = config.consumer().heartbeatInterval();
+        this.actMargin = max(Duration.ofSeconds(1), config.consumer().visibilityTimeout().dividedBy(4));
         this.visibility = config.consumer().visibilityTimeout();
         this.worker = worker;
     }
@@ -173,6 +178,10 @@ public class Heartbeat {
      * work past the deadline) is taken up again by one conditional write, which another attempt's takeover fails;
      * {@code UNKNOWN} when the ledger did not answer.
      */
+    private static Duration max(Duration a, Duration b) {
+        return a.compareTo(b) >= 0 ? a : b;
+    }
+
     Standing standing(Running r) {
         r.lock.lock();
         try {
@@ -180,7 +189,7 @@ public class Heartbeat {
                 return Standing.TAKEN_OVER;
             }
             Instant now = clock.instant();
-            if (r.record().leaseHeldAt(now.plus(ACT_MARGIN))) {
+            if (r.record().leaseHeldAt(now.plus(actMargin))) {
                 return Standing.OURS;
             }
             try {
@@ -192,7 +201,7 @@ public class Heartbeat {
                 if (stored.isPresent() && Ownership.stillRunning(stored.get(), r.record(), worker)) {
                     // Our own write landed unanswered: the lease it set is the one to trust.
                     r.record(stored.get());
-                    return stored.get().leaseHeldAt(now.plus(ACT_MARGIN)) ? Standing.OURS : Standing.UNKNOWN;
+                    return stored.get().leaseHeldAt(now.plus(actMargin)) ? Standing.OURS : Standing.UNKNOWN;
                 }
                 running.remove(r);
                 r.takenOver(true);

@@ -77,6 +77,8 @@ public class JobProcessor {
             }
             // The effects the handler deferred to its success go out now, outside its slot.
             attempted = attempts.afterHandler(attempted);
+            // A handler cut off at its deadline is given its stop grace before the outcome frees the job for its next attempt.
+            attempted = attempts.awaitTimedOutStop(attempted);
             outcomes.settle(attempted);
             attempts.awaitStop(attempted);
         }

@@ -205,8 +205,8 @@ public class OutcomeStage {
                 yield decisions.succeeded(record, now, keepSucceeded);
             }
             case AttemptResult.Failed f -> charged(record, f.signature(), decisions.failed(record, f.failure(), now, random), now);
-            case AttemptResult.TimedOut t -> charged(record, new Signature(FailureClass.TIMEOUT, "DeadlineExceeded",
-                    record.jobType()), decisions.timedOut(record, t.deadline(), now, random), now);
+            case AttemptResult.TimedOut t -> notBeside(t, charged(record, new Signature(FailureClass.TIMEOUT, "DeadlineExceeded",
+                    record.jobType()), decisions.timedOut(record, t.deadline(), now, random), now));
             case AttemptResult.Crashed c -> decisions.crashed(record, c.errorType(), now, random);
             case AttemptResult.Abandoned a ->
                     decisions.released(record, AttemptOutcome.ABANDONED, "the worker shut down before the attempt finished", Duration.ZERO, now);
@@ -223,6 +223,22 @@ public class OutcomeStage {
      * cause). DEPENDENCY_DOWN is left to the circuit breakers, which already pause consumption for it:
      * it neither extends nor breaks a row of same-signature failures.
      */
+    /**
+     * A timed-out handler that still runs (it ignores interrupts; the worker has reported itself stuck) holds the job's
+     * next attempt back for at least twice the visibility timeout: about what an orchestrator takes to replace a worker
+     * that is not live (the shipped manifests: three failed probes 10 s apart, then the shutdown), where the ladder's
+     * delay alone could start it beside the stuck one, on this worker or another.
+     */
+    private Disposition notBeside(AttemptResult.TimedOut t, Disposition d) {
+        Duration hold = visibility.multipliedBy(2).compareTo(io.poisonguard.ladder.Ladder.SQS_MAX_VISIBILITY) > 0
+                ? io.poisonguard.ladder.Ladder.SQS_MAX_VISIBILITY : visibility.multipliedBy(2);
+        if (!t.stillRunning() || !(d instanceof Disposition.RetryAfter retry) || retry.delay().compareTo(hold) >= 0) {
+            return d;
+        }
+        LedgerRecord next = retry.next();
+        return new Disposition.RetryAfter(next.withCurrentEntry(next.currentEntry().withRetryDelay(hold)), hold);
+    }
+
     private Disposition charged(LedgerRecord record, Signature signature, Disposition ifCharged, Instant now) {
         if (signature.failureClass() == FailureClass.DEPENDENCY_DOWN && gate.breakerStopsWork()) {
             // The breaker already stops consumption for this outage: the job pays nothing for it.

@@ -102,7 +102,8 @@ public class Poller {
      */
     static Reserve reserve(PoisonGuardConfig.Consumer settings) {
         int concurrency = settings.concurrency();
-        return settings.prefetch().isPresent() ? Reserve.fixed(concurrency, settings.prefetch().getAsInt()) : Reserve.sized(concurrency);
+        return settings.prefetch().isPresent() ? Reserve.fixed(concurrency, settings.prefetch().getAsInt())
+                : Reserve.sized(concurrency, settings.visibilityTimeout().dividedBy(2));
     }
 
     /**

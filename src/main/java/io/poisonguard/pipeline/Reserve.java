@@ -18,6 +18,9 @@ package io.poisonguard.pipeline;
  * 1245; BENCHMARKS.md, twenty-first table). What a larger reserve costs: a worker holds more messages at once, so a
  * SIGKILL charges more suspects an ambiguous crash (each then runs alone once); slow jobs never grow it.
  *
+ * <p>Jobs too slow for even that (a prefetched message would wait past half the time it may wait for its slot, half the
+ * visibility timeout) shrink it below the default, to none: such a worker receives only as its slots free.
+ *
  * <p>The reserve grows only when jobs are short against the refill, and then a prefetched message's wait for its turn,
  * {@code reserve × handler / concurrency}, is at most two refill times: milliseconds. Slow jobs keep the
  * default, so their prefetched copies wait about one job's run, as before. Both times are smoothed averages (each new
@@ -32,24 +35,36 @@ final class Reserve {
     private final int concurrency;
     private final int floor;
     private final int ceiling;
+    /** How long a prefetched message may wait for its slot before it is given back unstarted (half its visibility). */
+    private final double startWithinNanos;
     private double handlerNanos = Double.NaN;
     private double refillNanos = Double.NaN;
 
-    private Reserve(int concurrency, int floor, int ceiling) {
+    private Reserve(int concurrency, int floor, int ceiling, double startWithinNanos) {
         this.concurrency = concurrency;
         this.floor = floor;
         this.ceiling = ceiling;
+        this.startWithinNanos = startWithinNanos;
     }
 
     /** A reserve of {@code size} whatever the jobs do: {@code consumer.prefetch} was set. */
     static Reserve fixed(int concurrency, int size) {
-        return new Reserve(concurrency, size, size);
+        return new Reserve(concurrency, size, size, Double.POSITIVE_INFINITY);
     }
 
-    /** A reserve sized by the jobs' and the refill's times, between the default and the ceiling. */
+    /** A reserve sized by the jobs' and the refill's times, between the default and the ceiling, with no bound on a wait. */
     static Reserve sized(int concurrency) {
+        return sized(concurrency, java.time.Duration.ofNanos(Long.MAX_VALUE));
+    }
+
+    /**
+     * A reserve sized by the jobs' and the refill's times, between the default and the ceiling; below the default when jobs
+     * are so slow that a prefetched message could not start within {@code startWithin} (after which it is given back
+     * unstarted, having cost a receive and two ledger writes for nothing, and one more receive toward SQS's redrive count).
+     */
+    static Reserve sized(int concurrency, java.time.Duration startWithin) {
         int floor = Math.min(10, concurrency + concurrency / 4);
-        return new Reserve(concurrency, floor, Math.max(floor, Math.min(CEILING, concurrency * 5)));
+        return new Reserve(concurrency, floor, Math.max(floor, Math.min(CEILING, concurrency * 5)), startWithin.toNanos());
     }
 
     /** Whether the size follows the jobs. */
@@ -82,11 +97,19 @@ final class Reserve {
 
     /** The reserve to hold now. */
     synchronized int size() {
-        if (!adapts() || Double.isNaN(handlerNanos) || Double.isNaN(refillNanos)) {
+        if (!adapts() || Double.isNaN(handlerNanos)) {
             return floor;
+        }
+        // The k-th message held waits about k x handler / concurrency for its slot. Those that would wait past half the
+        // time they may (for the variance of job times) are not held: with jobs longer than that a worker receives only
+        // as slots free, instead of taking in copies it gives back unstarted every half visibility timeout.
+        double patient = Math.floor(concurrency * startWithinNanos / (2 * Math.max(handlerNanos, 1_000)));
+        int lowest = (int) Math.min(floor, patient);
+        if (Double.isNaN(refillNanos)) {
+            return lowest;
         }
         double spentDuringRefill = concurrency * refillNanos / Math.max(handlerNanos, 1_000);
         double wanted = Math.ceil(2 * spentDuringRefill);
-        return (int) Math.max(floor, Math.min(ceiling, wanted));
+        return (int) Math.min(patient, Math.max(lowest, Math.min(ceiling, wanted)));
     }
 }

@@ -15,7 +15,7 @@ final class Running {
     final ReentrantLock lock = new ReentrantLock();
     private LedgerRecord record;
     private Instant extendedAt;
-    private final Instant deadline;
+    private volatile Instant deadline;
     private boolean finished;
     private volatile boolean takenOver;
 
@@ -29,6 +29,13 @@ final class Running {
     /** Past this instant the attempt is over whatever its handler does: no renewal. */
     Instant deadline() {
         return deadline;
+    }
+
+    /** Renewals go on until {@code until}: a handler cut off at its deadline is waited for under its lease. */
+    void renewUntil(Instant until) {
+        if (until.isAfter(deadline)) {
+            deadline = until;
+        }
     }
 
     LedgerRecord record() {

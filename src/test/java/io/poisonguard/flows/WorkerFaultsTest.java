@@ -120,6 +120,9 @@ class WorkerFaultsTest extends FlowTest {
                 .map(r -> r.failuresOf(FailureClass.TIMEOUT) >= 1).orElse(false));
         await().atMost(Duration.ofSeconds(10)).until(() -> management().get("/q/health/live").then().extract().asString().contains("stuck-1"));
         management().get("/q/health/live").then().statusCode(503);
+        // Its thread still runs: the job's next attempt must not start beside it (two runs of one job at once) while the
+        // orchestrator replaces the worker. It waits at least a visibility timeout (5 s here), not the ladder's 300 ms.
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> handler.calls("stuck-1") == 1);
         // Once the handler lets go, the job's next attempt runs to completion; the timeout stays counted.
         handler.releaseStuck();
         await().atMost(Duration.ofSeconds(40)).until(() -> state("stuck-1") == JobState.SUCCEEDED);

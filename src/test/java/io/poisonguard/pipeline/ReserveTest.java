@@ -65,4 +65,18 @@ class ReserveTest {
         observed(r, 2, 9, 200);
         assertEquals(40, r.size(), "jobs that now take 2 ms each take it to the ceiling");
     }
+
+    @Test
+    void jobsTooSlowForAPrefetchedMessageToStartInTimeShrinkItToNone() {
+        java.time.Duration halfVisibility = java.time.Duration.ofSeconds(30);
+        // 30-minute jobs at concurrency 8: a slot frees every 225 s, so any message held would be given back after 30 s.
+        assertEquals(0, observed(Reserve.sized(8, halfVisibility), 30 * 60_000, 10, 1).size());
+        Reserve noRefillYet = Reserve.sized(8, halfVisibility);
+        noRefillYet.handlerRan(30 * 60_000 * MS);
+        assertEquals(0, noRefillYet.size(), "before any refill is seen too");
+        // 1-minute jobs: a slot frees every 7.5 s; two held wait 15 s at most on average, half of what they may.
+        assertEquals(2, observed(Reserve.sized(8, halfVisibility), 60_000, 10, 1).size());
+        // 10-second jobs: the default.
+        assertEquals(10, observed(Reserve.sized(8, halfVisibility), 10_000, 10, 1).size());
+    }
 }
