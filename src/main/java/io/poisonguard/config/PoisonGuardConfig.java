@@ -260,8 +260,8 @@ public interface PoisonGuardConfig {
     /** Limits on one attempt of a handler. */
     interface Attempt {
         /**
-         * Longest one attempt may run. Past it the heartbeat stops renewing, the handler thread is
-         * interrupted, and the attempt counts as a TIMEOUT failure. At most 12h less the stop grace
+         * Longest one attempt may run. Past it the handler thread is interrupted and the attempt counts as a
+         * TIMEOUT failure, written once the thread stopped or the stop grace ran out. At most 12h less the stop grace
          * (SQS cannot keep a message hidden longer than 12 hours from its receive).
          */
         @WithDefault("5m")

@@ -173,8 +173,10 @@ public final class Settings {
         Duration longestDeadline = attempt.deadlines().values().stream().reduce(attempt.deadline(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
         for (FailureClass c : FailureClass.values()) {
             if (classes.containsKey(c)) {
-                Duration attemptTime = c == FailureClass.TIMEOUT && longestDeadline.compareTo(consumer.visibilityTimeout()) > 0
-                        ? longestDeadline : consumer.visibilityTimeout();
+                // A timed-out attempt's outcome is written once its handler stopped, within the stop grace.
+                Duration timedOut = longestDeadline.plus(attempt.stopGrace());
+                Duration attemptTime = c == FailureClass.TIMEOUT && timedOut.compareTo(consumer.visibilityTimeout()) > 0
+                        ? timedOut : consumer.visibilityTimeout();
                 refuseDead(LadderLint.report(c, classes.get(c), retention, attemptTime, 1, 0), config.failure().allowDeadSettings());
             }
         }

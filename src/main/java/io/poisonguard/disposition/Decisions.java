@@ -31,6 +31,32 @@ public final class Decisions {
      */
     public static final int MAX_DEAD_LETTER_RETURNS = 3;
 
+    /**
+     * The value of a sent-back copy's {@code dead-letter-returns}: how many returns count so far, and the ledger version
+     * they were counted at ({@code 2/17}).
+     */
+    public static String deadLetterReturns(int returns, LedgerRecord current) {
+        return returns + "/" + current.version();
+    }
+
+    /**
+     * The returns that count toward {@link #MAX_DEAD_LETTER_RETURNS}: only those after which the ledger stayed as it was.
+     * A copy that reached the ledger in between (an attempt, a hold, a release was written: a long outage's give-backs)
+     * starts again from none, so only a job whose receives never reach its ledger runs out of returns.
+     */
+    public static int countedReturns(java.util.Optional<String> attribute, LedgerRecord current) {
+        if (attribute.isEmpty()) {
+            return 0;
+        }
+        String[] parts = attribute.get().strip().split("/", 2);
+        try {
+            int returns = Math.max(0, Integer.parseInt(parts[0]));
+            return parts.length == 2 && Long.parseLong(parts[1]) == current.version() ? returns : 0;
+        } catch (NumberFormatException e) {
+            return 0;
+        }
+    }
+
     /** When a job waiting on its ladder may run again: the end of its last attempt plus the delay chosen then. */
     public static Optional<Instant> notBefore(LedgerRecord current) {
         AttemptEntry last = current.currentEntry();

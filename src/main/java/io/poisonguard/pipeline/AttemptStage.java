@@ -36,6 +36,8 @@ import java.util.concurrent.ExecutionException;
 @Singleton
 public class AttemptStage {
     private static final Logger LOG = Logger.getLogger(AttemptStage.class);
+    /** The least time a handler cut off at its deadline is given to stop before it is called stuck. */
+    static final Duration MIN_UNWIND = Duration.ofMillis(200);
 
     private final JobHandlers handlers;
     private final Classifier classifier;
@@ -262,8 +264,10 @@ public class AttemptStage {
         // The lease (and the copy's visibility) stay renewed while the handler is waited for: however the grace compares
         // with a lease, no other worker takes the job while its cut-off handler may still run here.
         a.running().renewUntil(clock.instant().plus(config.attempt().stopGrace()).plus(config.consumer().heartbeatInterval()));
+        // A handler interrupted a moment ago is given a little time to unwind even with no grace configured.
+        Duration grace = config.attempt().stopGrace().compareTo(MIN_UNWIND) < 0 ? MIN_UNWIND : config.attempt().stopGrace();
         try {
-            if (a.handlerThread().join(config.attempt().stopGrace())) {
+            if (a.handlerThread().join(grace)) {
                 return a;
             }
         } catch (InterruptedException e) {

@@ -184,14 +184,14 @@ public class DeadLetterIntake {
         LedgerRecord current = ledger.findOwn(key).orElseGet(() -> LedgerRecord.fresh(jobId, key.tenant(),
                 io.poisonguard.admission.Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE)), generation, now));
         LedgerRecord parked;
-        int returnedBefore = m.attribute(WireAttributes.DEAD_LETTER_RETURNS).map(DeadLetterIntake::parseCount).orElse(0);
+        int returnedBefore = Decisions.countedReturns(m.attribute(WireAttributes.DEAD_LETTER_RETURNS), current);
         switch (decisions.adopt(current, generation, m.receiveCount(), config.resources().redriveMaxReceiveCount(), returnedBefore, now)) {
             case Adoption.Busy busy -> {
                 LOG.debugf("Job %s: a dead-letter copy waits, an attempt holds the lease", jobId);
                 return false;
             }
             case Adoption.GiveBack back -> {
-                giveBack(m, jobId, returnedBefore + 1, back.why());
+                giveBack(m, jobId, Decisions.deadLetterReturns(returnedBefore + 1, current), back.why());
                 return false;
             }
             case Adoption.Finished finished -> {
@@ -276,12 +276,12 @@ public class DeadLetterIntake {
      * the next sweep; a failed delete after the send leaves one more copy of the job on the main queue, which the ledger
      * takes for the duplicate it is.
      */
-    private void giveBack(InboundMessage m, String jobId, int returns, String why) {
+    private void giveBack(InboundMessage m, String jobId, String returns, String why) {
         // The job id goes as an attribute (an identity taken from the MessageId would not survive the new message), and the
         // count of returns, which bounds them; then the original's, as many as SQS's 10 leave room for.
         Map<String, MessageAttribute> first = new LinkedHashMap<>();
         first.put(WireAttributes.JOB_ID, MessageAttribute.string(jobId));
-        first.put(WireAttributes.DEAD_LETTER_RETURNS, MessageAttribute.number(returns));
+        first.put(WireAttributes.DEAD_LETTER_RETURNS, MessageAttribute.string(returns));
         Map<String, MessageAttribute> attributes = WireAttributes.fitted(first, m.attributes());
         List<String> dropped = m.attributes().keySet().stream().filter(k -> !attributes.containsKey(k)).sorted().toList();
         if (!dropped.isEmpty()) {
@@ -323,14 +323,6 @@ public class DeadLetterIntake {
         }
         // Not replaced: the original is given back with what the sweep keeps, at once, for a replay's scan to find.
         return false;
-    }
-
-    private static int parseCount(String s) {
-        try {
-            return Math.max(0, Integer.parseInt(s.strip()));
-        } catch (NumberFormatException e) {
-            return 0;
-        }
     }
 
     private static int parseGeneration(String s) {

@@ -171,17 +171,17 @@ public class Heartbeat {
     /** Whether an attempt may still act as its job's: see {@link #standing}. */
     enum Standing { OURS, TAKEN_OVER, UNKNOWN }
 
-    /**
-     * Before an attempt acts on its success (the effects deferred to it): whether the job is still its own. A lease this
-     * worker wrote that runs at least {@link Decisions#LEASE_MARGIN}-like a second longer answers at once, with no call:
-     * no other worker takes a leased job. A lease that ran out (renewals stopped by a pause, a ledger brownout, deferred
-     * work past the deadline) is taken up again by one conditional write, which another attempt's takeover fails;
-     * {@code UNKNOWN} when the ledger did not answer.
-     */
     private static Duration max(Duration a, Duration b) {
         return a.compareTo(b) >= 0 ? a : b;
     }
 
+    /**
+     * Before an attempt acts on its success (the effects deferred to it): whether the job is still its own. A lease this
+     * worker wrote that runs at least a quarter of a lease longer ({@link #actMargin}) answers at once, with no call: no
+     * other worker takes a leased job. A shorter one (renewals stopped by a pause, a ledger brownout, deferred work past
+     * the deadline) is taken up again by one conditional write, which another attempt's takeover fails; {@code UNKNOWN}
+     * when the ledger did not answer.
+     */
     Standing standing(Running r) {
         r.lock.lock();
         try {

@@ -211,18 +211,15 @@ public class OutcomeStage {
             case AttemptResult.Abandoned a ->
                     decisions.released(record, AttemptOutcome.ABANDONED, "the worker shut down before the attempt finished", Duration.ZERO, now);
             case AttemptResult.StoreDown down -> {
-                ledgerGate.unavailable(down.cause());
+                if (down.cause().ledger()) {
+                    ledgerGate.unavailable(down.cause());
+                }
                 yield decisions.released(record, AttemptOutcome.ABANDONED, "a store the handler needs did not answer",
                         ledgerGate.probeInterval(), now);
             }
         };
     }
 
-    /**
-     * A failure is charged to the job unless the systemic guard holds it (or the quarantine it would
-     * cause). DEPENDENCY_DOWN is left to the circuit breakers, which already pause consumption for it:
-     * it neither extends nor breaks a row of same-signature failures.
-     */
     /**
      * A timed-out handler that still runs (it ignores interrupts; the worker has reported itself stuck) holds the job's
      * next attempt back for at least twice the visibility timeout: about what an orchestrator takes to replace a worker
@@ -239,6 +236,11 @@ public class OutcomeStage {
         return new Disposition.RetryAfter(next.withCurrentEntry(next.currentEntry().withRetryDelay(hold)), hold);
     }
 
+    /**
+     * A failure is charged to the job unless the systemic guard holds it (or the quarantine it would
+     * cause). DEPENDENCY_DOWN is left to the circuit breakers, which already pause consumption for it:
+     * it neither extends nor breaks a row of same-signature failures.
+     */
     private Disposition charged(LedgerRecord record, Signature signature, Disposition ifCharged, Instant now) {
         if (signature.failureClass() == FailureClass.DEPENDENCY_DOWN && gate.breakerStopsWork()) {
             // The breaker already stops consumption for this outage: the job pays nothing for it.

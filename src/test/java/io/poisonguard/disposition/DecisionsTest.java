@@ -80,6 +80,18 @@ class DecisionsTest {
     }
 
     @Test
+    void onlyReturnsAfterWhichTheLedgerStayedAsItWasCount() {
+        LedgerRecord waiting = fresh().moveTo(JobState.RETRY_WAIT, NOW).withVersion(17);
+        assertEquals(2, Decisions.countedReturns(Optional.of(Decisions.deadLetterReturns(2, waiting)), waiting));
+        // A long outage: the copy reached the ledger between two trips (a hold, a release was written): none count.
+        LedgerRecord since = waiting.withVersion(18);
+        assertEquals(0, Decisions.countedReturns(Optional.of(Decisions.deadLetterReturns(2, waiting)), since));
+        assertEquals(0, Decisions.countedReturns(Optional.empty(), waiting));
+        assertEquals(0, Decisions.countedReturns(Optional.of("lots"), waiting), "a value the service did not write counts for nothing");
+        assertEquals(0, Decisions.countedReturns(Optional.of("3"), waiting), "nor one without the version it was counted at");
+    }
+
+    @Test
     void aCopyMovedByHandOrOfAJobTheLedgerNeverSawIsStillQuarantinedAsRedriven() {
         Decisions decisions = policy().decisions();
         LedgerRecord waiting = fresh().moveTo(JobState.RETRY_WAIT, NOW);

@@ -195,7 +195,7 @@ class DeadLetterIntakeTest extends FlowTest {
         Message back = sqs.receiveMessage(b -> b.queueUrl(jobsUrl).maxNumberOfMessages(1).visibilityTimeout(0).messageAttributeNames("All"))
                 .messages().get(0);
         assertEquals(jobId, Queues.attr(back, "job-id"), "the copy sent back keeps the job's identity");
-        assertEquals("1", Queues.attr(back, "dead-letter-returns"), "and counts its return");
+        assertTrue(Queues.attr(back, "dead-letter-returns").startsWith("1/"), "and counts its return, at the ledger's version");
         assertEquals("t-held", Queues.attr(back, "tenant"));
 
         poller.start();
