@@ -113,12 +113,22 @@ public class OpsResource {
     /**
      * The job an operator names: {@code ?tenant=} when given (it must be one of the token's tenants, else
      * 403); otherwise the one tenant of the token's with a live quarantine record for the job id, or the
-     * token's only tenant. Two tenants' jobs may share an id: then the tenant must be named. Another tenant's
-     * job is invisible: it answers as if it did not exist.
+     * token's only tenant. Two tenants' jobs may share an id: then the tenant must be named ({@value #NO_TENANT} for a
+     * job of no tenant). Another tenant's job is invisible: it answers as if it did not exist.
      */
+    /** What {@code ?tenant=} says for a job of no tenant (one that named no valid tenant): no tenant's name can be it. */
+    static final String NO_TENANT = "-";
+
     private JobKey keyOf(String jobId, String tenant) {
         requireJobId(jobId);
         TenantScope scope = scope();
+        if (NO_TENANT.equals(tenant)) {
+            // A job that named no valid tenant: every tenant's business, so only a token of every tenant may name it.
+            if (!scope.permits(null)) {
+                throw new Problem(403, "Forbidden", "a job of no tenant is reached with a token of every tenant only", null);
+            }
+            return new JobKey(null, jobId);
+        }
         if (tenant != null && !tenant.isEmpty()) {
             return new JobKey(inScope(tenant), jobId);
         }
@@ -134,7 +144,8 @@ public class OpsResource {
                     + " (for a job that was never quarantined, name its tenant with ?tenant=)", jobId);
         }
         throw new Problem(409, "Ambiguous job id", "job id " + jobId + " is quarantined for " + keys.size() + " tenants ("
-                + String.join(", ", keys.stream().map(k -> String.valueOf(k.tenant())).toList()) + "); name one with ?tenant=", jobId);
+                + String.join(", ", keys.stream().map(k -> k.tenant() == null ? NO_TENANT : k.tenant()).sorted().toList())
+                + "); name one with ?tenant= (" + NO_TENANT + " names no tenant)", jobId);
     }
 
     /** The tenants the caller's token covers (its {@code tenants} claim, which {@link TokenPolicy} requires). */

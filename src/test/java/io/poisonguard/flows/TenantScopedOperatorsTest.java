@@ -172,6 +172,26 @@ class TenantScopedOperatorsTest extends FlowTest {
     }
 
     @Test
+    void aJobOfNoTenantStaysAddressableWhenATenantsJobSharesItsId() {
+        JobKey tenantless = new JobKey(null, "shared-9");
+        queues().send(Queues.permitV1("P-shared-9a"), Queues.permitAttributes(tenantless.jobId(), "no valid tenant!", 1));
+        JobKey alphas = new JobKey("t-alpha", "shared-9");
+        queues().send(Queues.permitV1("P-shared-9b"), Queues.permitAttributes(alphas.jobId(), "t-alpha", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(tenantless).isPresent() && quarantine.find(alphas).isPresent());
+
+        // Two live records under one id: the tenant must be named, and "-" names no tenant (no tenant name can be "-").
+        given().auth().oauth2(everyOperator).get("/ops/quarantine/shared-9").then().statusCode(409)
+                .body("detail", containsString("(-, t-alpha)")).body("detail", containsString("- names no tenant"));
+        given().auth().oauth2(everyOperator).get("/ops/quarantine/shared-9?tenant=-").then().statusCode(200)
+                .body("record.jobId", equalTo("shared-9")).body("record.tenant", nullValue());
+        given().auth().oauth2(everyOperator).post("/ops/quarantine/shared-9/acknowledge?tenant=-").then().statusCode(200);
+        assertEquals("root", quarantine.find(tenantless).orElseThrow().triage().acknowledgedBy());
+        assertNull(quarantine.find(alphas).orElseThrow().triage().acknowledgedBy(), "the tenant's job is untouched");
+        // A job of no tenant is every tenant's business: a token scoped to some tenants cannot name it.
+        given().auth().oauth2(alphaOperator).get("/ops/quarantine/shared-9?tenant=-").then().statusCode(403);
+    }
+
+    @Test
     void aTokenWithoutAUsableTenantsClaimIsUnauthenticated() {
         String none = Jwt.issuer("poison-guard").audience("poison-guard").subject("nobody").upn("nobody").groups(Set.of("operator"))
                 .expiresIn(600).sign();
