@@ -178,13 +178,15 @@ public final class Decisions {
         if (current.leaseHeldAt(now)) {
             return new Adoption.Busy(current);
         }
-        if (!current.isNew() && receiveCount >= backstop && returnedBefore < MAX_DEAD_LETTER_RETURNS) {
+        // Received as often as the backstop allows (SQS moved it, not a hand) while the ledger knows the job.
+        boolean trackedAndRedriven = !current.isNew() && receiveCount >= backstop;
+        if (trackedAndRedriven && returnedBefore < MAX_DEAD_LETTER_RETURNS) {
             // The ledger knows the job and has not parked it, so every counted attempt stayed within its class's limit: the
             // receives were the service's uncounted give-backs. Quarantining it would charge an outage to the backlog.
             return new Adoption.GiveBack(current, "SQS's redrive backstop moved it after " + receiveCount + " receives while its ledger says "
                     + current.state() + " after " + current.attempt() + " attempt(s)");
         }
-        String reason = returnedBefore >= MAX_DEAD_LETTER_RETURNS && !current.isNew() && receiveCount >= backstop
+        String reason = trackedAndRedriven
                 ? "moved to the dead-letter queue by SQS's redrive backstop again after being sent back to the main queue "
                         + returnedBefore + " times: its receives do not reach its ledger"
                 : "found in the dead-letter queue without a quarantine record after " + receiveCount

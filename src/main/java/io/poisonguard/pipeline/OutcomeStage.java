@@ -53,6 +53,8 @@ public class OutcomeStage {
     private final LedgerGate ledgerGate;
     private final Duration patience;
     private final Duration visibility;
+    /** How long the next attempt of a job whose timed-out handler is stuck waits at least: see {@link #notBeside}. */
+    private final Duration stuckHold;
     private final String worker;
 
     public OutcomeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Decisions decisions, Clock clock, RandomGenerator random,
@@ -64,6 +66,8 @@ public class OutcomeStage {
         this.ledgerGate = ledgerGate;
         this.patience = config.ledgerGate().outcomePatience();
         this.visibility = config.consumer().visibilityTimeout();
+        Duration twice = visibility.multipliedBy(2);
+        this.stuckHold = twice.compareTo(io.poisonguard.ladder.Ladder.SQS_MAX_VISIBILITY) > 0 ? io.poisonguard.ladder.Ladder.SQS_MAX_VISIBILITY : twice;
         this.ledger = ledger;
         this.source = source;
         this.quarantiner = quarantiner;
@@ -227,13 +231,11 @@ public class OutcomeStage {
      * delay alone could start it beside the stuck one, on this worker or another.
      */
     private Disposition notBeside(AttemptResult.TimedOut t, Disposition d) {
-        Duration hold = visibility.multipliedBy(2).compareTo(io.poisonguard.ladder.Ladder.SQS_MAX_VISIBILITY) > 0
-                ? io.poisonguard.ladder.Ladder.SQS_MAX_VISIBILITY : visibility.multipliedBy(2);
-        if (!t.stillRunning() || !(d instanceof Disposition.RetryAfter retry) || retry.delay().compareTo(hold) >= 0) {
+        if (!t.stillRunning() || !(d instanceof Disposition.RetryAfter retry) || retry.delay().compareTo(stuckHold) >= 0) {
             return d;
         }
         LedgerRecord next = retry.next();
-        return new Disposition.RetryAfter(next.withCurrentEntry(next.currentEntry().withRetryDelay(hold)), hold);
+        return new Disposition.RetryAfter(next.withCurrentEntry(next.currentEntry().withRetryDelay(stuckHold)), stuckHold);
     }
 
     /**

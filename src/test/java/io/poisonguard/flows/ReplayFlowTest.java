@@ -136,8 +136,13 @@ class ReplayFlowTest extends FlowTest {
 
     /** The job's newest REPLAY audit entry. */
     private AuditEntry replayAudited(String jobId) {
-        return audit.forJob(jobId, 10).stream().filter(e -> e.action() == AuditAction.REPLAY).findFirst()
-                .orElseThrow(() -> new AssertionError("no replay of " + jobId + " is audited"));
+        return audited(jobId, AuditAction.REPLAY);
+    }
+
+    /** The first {@code action} audited for {@code jobId}. */
+    private AuditEntry audited(String jobId, AuditAction action) {
+        return audit.forJob(jobId, 10).stream().filter(e -> e.action() == action).findFirst()
+                .orElseThrow(() -> new AssertionError("no " + action + " of " + jobId + " is audited"));
     }
 
     private List<Message> noticesFor(String jobId) {
@@ -228,8 +233,7 @@ class ReplayFlowTest extends FlowTest {
                 .post("/ops/quarantine/r-no-record/resolve?tenant=t-no-record").then().statusCode(200)
                 .body("outcome", equalTo("RESOLVED"));
         assertEquals(JobState.RESOLVED, state("r-no-record"));
-        AuditEntry resolved = audit.forJob("r-no-record", 10).stream().filter(e -> e.action() == AuditAction.RESOLVE).findFirst()
-                .orElseThrow(() -> new AssertionError("the resolve of r-no-record is not audited"));
+        AuditEntry resolved = audited("r-no-record", AuditAction.RESOLVE);
         assertEquals("RESOLVED", resolved.outcome());
         assertEquals("olga", resolved.actor());
         assertEquals("customer withdrew the permit", resolved.reason());

@@ -46,6 +46,7 @@ class TakenOverAttemptTest {
     final AttemptStage stage = new AttemptStage(null, null, clock, null, heartbeat, null, "w1", config);
     final InboundMessage message = new InboundMessage("m1", "r1", "{}", Map.of(), T0, 1, T0);
     final AtomicInteger notices = new AtomicInteger();
+    final RecordedEffects effects = new RecordedEffects(Set.of(), 1);
 
     private LedgerRecord started() {
         return ledger.write(LedgerRecord.fresh("job-1", "t", "permit-report", 1, T0).withAttempt(1).moveTo(JobState.ACTIVE, T0)
@@ -60,44 +61,45 @@ class TakenOverAttemptTest {
         ledger.write(second.moveTo(JobState.SUCCEEDED, clock.now).withLease(null, null).withEffects(Map.of("completion-notice", 2)));
     }
 
-    private AttemptStage.Attempted succeeded(Running running, RecordedEffects effects) {
+    /** Attempt 1 of job-1, started at T0 under a 60-s lease, seen {@code seconds} later. */
+    private Running runningFor(long seconds) {
+        Running running = heartbeat.register(message, started(), T0.plus(Duration.ofMinutes(5)));
+        clock.now = T0.plusSeconds(seconds);
+        return running;
+    }
+
+    private AttemptStage.Attempted succeeded(Running running) {
         effects.onceOnSuccess("completion-notice", notices::incrementAndGet);
         return new AttemptStage.Attempted(running, message, null, new AttemptResult.Succeeded(), Thread.currentThread(), effects);
     }
 
     @Test
     void anAttemptTheHeartbeatFoundTakenOverSendsNoDeferredNotice() {
-        RecordedEffects effects = new RecordedEffects(Set.of(), 1);
-        Running running = heartbeat.register(message, started(), T0.plus(Duration.ofMinutes(5)));
-        clock.now = T0.plusSeconds(90);
+        Running running = runningFor(90);
         takenOverAndSucceededElsewhere();
         heartbeat.beat();
 
-        stage.afterHandler(succeeded(running, effects));
+        stage.afterHandler(succeeded(running));
 
         assertEquals(0, notices.get(), "the notice attempt 2 sent and recorded is not sent again");
     }
 
     @Test
     void anAttemptWhoseLeaseRanOutBeforeTheHeartbeatNoticedChecksBeforeItsDeferredNotice() {
-        RecordedEffects effects = new RecordedEffects(Set.of(), 1);
-        Running running = heartbeat.register(message, started(), T0.plus(Duration.ofMinutes(5)));
-        clock.now = T0.plusSeconds(90);
+        Running running = runningFor(90);
         takenOverAndSucceededElsewhere();
 
-        stage.afterHandler(succeeded(running, effects));
+        stage.afterHandler(succeeded(running));
 
         assertEquals(0, notices.get(), "the notice attempt 2 sent and recorded is not sent again");
     }
 
     @Test
     void anAttemptThatStillHoldsItsLeaseSendsItsNoticeWithoutAskingTheLedger() {
-        RecordedEffects effects = new RecordedEffects(Set.of(), 1);
-        Running running = heartbeat.register(message, started(), T0.plus(Duration.ofMinutes(5)));
-        clock.now = T0.plusSeconds(30);
+        Running running = runningFor(30);
         int writes = ledger.writes.get();
 
-        AttemptStage.Attempted after = stage.afterHandler(succeeded(running, effects));
+        AttemptStage.Attempted after = stage.afterHandler(succeeded(running));
 
         assertEquals(1, notices.get());
         assertInstanceOf(AttemptResult.Succeeded.class, after.result());
@@ -107,11 +109,9 @@ class TakenOverAttemptTest {
 
     @Test
     void anAttemptWhoseLeaseRanOutButStillHoldsTheJobRenewsItAndSendsItsNotice() {
-        RecordedEffects effects = new RecordedEffects(Set.of(), 1);
-        Running running = heartbeat.register(message, started(), T0.plus(Duration.ofMinutes(5)));
-        clock.now = T0.plusSeconds(90);
+        Running running = runningFor(90);
 
-        stage.afterHandler(succeeded(running, effects));
+        stage.afterHandler(succeeded(running));
 
         assertEquals(1, notices.get());
         LedgerRecord stored = ledger.find(JobKey.of("t", "job-1")).orElseThrow();
@@ -121,12 +121,10 @@ class TakenOverAttemptTest {
 
     @Test
     void anAttemptWhoseLeaseRanOutAndWhoseLedgerDoesNotAnswerSendsNothingAndIsGivenBackUncounted() {
-        RecordedEffects effects = new RecordedEffects(Set.of(), 1);
-        Running running = heartbeat.register(message, started(), T0.plus(Duration.ofMinutes(5)));
-        clock.now = T0.plusSeconds(90);
+        Running running = runningFor(90);
         ledger.down = true;
 
-        AttemptStage.Attempted after = stage.afterHandler(succeeded(running, effects));
+        AttemptStage.Attempted after = stage.afterHandler(succeeded(running));
 
         assertEquals(0, notices.get(), "not known to hold the job: no notice");
         assertInstanceOf(AttemptResult.StoreDown.class, after.result(), "and no success recorded without its notice");
