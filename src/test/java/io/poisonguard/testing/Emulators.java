@@ -46,7 +46,8 @@ public final class Emulators implements AutoCloseable {
     /** One pair for the whole JVM, stopped when it exits. */
     public static synchronized Emulators shared() {
         if (shared == null) {
-            shared = new Emulators(freePort(), freePort());
+            int[] ports = freePorts(2);
+            shared = new Emulators(ports[0], ports[1]);
             Runtime.getRuntime().addShutdownHook(new Thread(shared::close, "emulators-stop"));
         }
         return shared;
@@ -54,7 +55,8 @@ public final class Emulators implements AutoCloseable {
 
     /** A pair of its own, for a test that may break it; the caller closes it. */
     static Emulators dedicated() {
-        return new Emulators(freePort(), freePort());
+        int[] ports = freePorts(2);
+        return new Emulators(ports[0], ports[1]);
     }
 
     public String sqsEndpoint() {
@@ -176,12 +178,30 @@ public final class Emulators implements AutoCloseable {
         throw new IllegalStateException("dynalite did not listen on port " + port + " within " + timeout);
     }
 
-    static int freePort() {
-        try (ServerSocket s = new ServerSocket(0)) {
-            s.setReuseAddress(true);
-            return s.getLocalPort();
+    /**
+     * {@code n} distinct free ports, all held open until every one is chosen: two sockets opened and closed one after the
+     * other may be given the same port, and then ElasticMQ took it, dynalite could not listen, and the DynamoDB client
+     * talked to ElasticMQ (HTTP 500 at boot).
+     */
+    static int[] freePorts(int n) {
+        List<ServerSocket> held = new java.util.ArrayList<>();
+        try {
+            for (int i = 0; i < n; i++) {
+                ServerSocket s = new ServerSocket(0);
+                s.setReuseAddress(true);
+                held.add(s);
+            }
+            return held.stream().mapToInt(ServerSocket::getLocalPort).toArray();
         } catch (IOException e) {
             throw new UncheckedIOException(e);
+        } finally {
+            for (ServerSocket s : held) {
+                try {
+                    s.close();
+                } catch (IOException ignored) {
+                    // the port is free again either way
+                }
+            }
         }
     }
 
