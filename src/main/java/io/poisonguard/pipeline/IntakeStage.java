@@ -95,6 +95,11 @@ public class IntakeStage {
 
     /** Takes a received copy in; a ticket when it is to run now. */
     Optional<Ticket> admit(InboundMessage m) {
+        return admit(m, JobProcessor.Turn.NOW);
+    }
+
+    /** Takes a received copy in, that will take its handler's slot through {@code turn}; a ticket when it is to run now. */
+    Optional<Ticket> admit(InboundMessage m, JobProcessor.Turn turn) {
         metrics.received(Duration.between(m.sentAt(), clock.instant()));
         JobIdentity id = JobIdentity.of(m);
         // The job is its tenant's: another tenant's job with the same id is another job (a copy without a
@@ -112,7 +117,7 @@ public class IntakeStage {
         }
         Optional<Ticket> ticket = Optional.empty();
         try {
-            ticket = decide(m, id, key);
+            ticket = decide(m, id, key, turn);
             return ticket;
         } finally {
             if (ticket.isEmpty()) {
@@ -121,7 +126,7 @@ public class IntakeStage {
         }
     }
 
-    private Optional<Ticket> decide(InboundMessage m, JobIdentity id, JobKey key) {
+    private Optional<Ticket> decide(InboundMessage m, JobIdentity id, JobKey key, JobProcessor.Turn turn) {
         Verdict verdict = preflight.check(m);
         int claimed = m.attribute(WireAttributes.GENERATION).map(IntakeStage::parseGeneration).orElse(1);
 
@@ -167,8 +172,11 @@ public class IntakeStage {
                     continue;
                 }
                 boolean crashFound = current.state() == JobState.ACTIVE && !current.leaseHeldAt(now);
+                // A copy that came into a one-job worker's empty lane runs alone only if it has the handler's slot from
+                // now until its outcome is written: another copy whose write comes back first must not run ahead of it.
+                boolean isolated = slot.alone() && (alone || turn.claim());
                 Intake intake = decisions.intake(current, rejection, generation, now, worker,
-                        new Decisions.Lane(slot.alone(), slot.othersInFlight()), random);
+                        new Decisions.Lane(isolated, slot.othersInFlight()), random);
                 switch (intake) {
                     case Intake.StaleGeneration stale -> {
                         source.delete(m);
@@ -214,7 +222,7 @@ public class IntakeStage {
                         starting = run.next();
                         LedgerRecord written = ledger.write(run.next());
                         countCrash(crashFound, current);
-                        if (slot.alone()) {
+                        if (alone) {
                             LOG.infof("Job %s: a suspect (its last attempt crashed); attempt %d runs alone in this worker",
                                     id.jobId(), written.attempt());
                         }

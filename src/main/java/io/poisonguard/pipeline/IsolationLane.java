@@ -20,7 +20,11 @@ import java.util.concurrent.locks.ReentrantReadWriteLock;
 public class IsolationLane {
     private final ReentrantReadWriteLock lock = new ReentrantReadWriteLock(true);
     private final AtomicInteger suspects = new AtomicInteger();
-    /** With room for one job at a time, a job that comes into an empty lane runs alone, suspect or not. */
+    /**
+     * With room for one job at a time, a job that comes into an empty lane may run alone, suspect or not: it does if it
+     * also takes the only handler slot there and then, before its attempt is written, and keeps it until its outcome
+     * is ({@link JobProcessor.Turn#claim}); copies taken in after it wait for that slot.
+     */
     private final boolean soloWorker;
 
     public IsolationLane(io.poisonguard.config.PoisonGuardConfig config) {
@@ -46,7 +50,10 @@ public class IsolationLane {
             return waited;
         }
 
-        /** The job runs alone in its worker: taken exclusively, or the worker has room for one job only. */
+        /**
+         * The job may run alone in its worker: taken exclusively, or the worker has room for one job only and the lane
+         * was empty (then only with the handler's slot claimed, {@link JobProcessor.Turn#claim}).
+         */
         public boolean alone() {
             return alone;
         }

@@ -31,6 +31,11 @@ public class JobProcessor {
         /** A turn that starts at once and holds nothing. */
         Turn NOW = new Turn() {
             @Override
+            public boolean claim() {
+                return true;
+            }
+
+            @Override
             public Optional<String> start() {
                 return Optional.empty();
             }
@@ -41,7 +46,15 @@ public class JobProcessor {
         };
 
         /**
-         * The attempt is recorded; waits for the handler's slot. Empty: the handler may run now. Otherwise why
+         * Takes the handler's slot now, before the attempt is recorded, for a copy that is to be recorded as running
+         * alone in a worker with room for one job: no other copy may start ahead of it or beside it until its outcome
+         * is recorded (it then keeps the slot through its outcome). Never waits; false when the slot is not free, and
+         * the copy is then not recorded as running alone.
+         */
+        boolean claim();
+
+        /**
+         * The attempt is recorded; waits for the handler's slot (held already after a {@link #claim()}). Empty: the handler may run now. Otherwise why
          * it may not (no slot in time, consumption paused, the worker stopping): the attempt is then given
          * back uncounted without its handler having run.
          */
@@ -61,7 +74,7 @@ public class JobProcessor {
      * nor for a copy that never ran.
      */
     public void process(InboundMessage m, Turn turn) {
-        Optional<IntakeStage.Ticket> ticket = intake.admit(m);
+        Optional<IntakeStage.Ticket> ticket = intake.admit(m, turn);
         if (ticket.isEmpty()) {
             return;
         }

@@ -351,6 +351,8 @@ public class Poller {
         private long startedAt;
         boolean turnTaken;
         boolean working;
+        /** The working slot was taken before the intake, for a copy recorded as running alone: kept to the job's end. */
+        boolean claimed;
         boolean slot = true;
         boolean settle;
         boolean interrupted;
@@ -360,7 +362,16 @@ public class Poller {
             this.refillFrom = refillFrom;
         }
 
-        /** Takes a working slot once the intake is durable, waiting until {@code startBy} at most. */
+        @Override
+        public boolean claim() {
+            if (!working && Poller.this.working.tryTake()) {
+                working = true;
+                claimed = true;
+            }
+            return working;
+        }
+
+        /** Takes a working slot once the intake is durable (unless claimed before it), waiting until {@code startBy} at most. */
         @Override
         public Optional<String> start() {
             if (turnTaken) {
@@ -374,7 +385,7 @@ public class Poller {
             try {
                 // Slots go in the order messages asked for them: a message just taken in does not take a freed slot
                 // ahead of prefetched ones already waiting for it.
-                waited = !Poller.this.working.tryTake();
+                waited = !claimed && !Poller.this.working.tryTake();
                 working = !waited || Poller.this.working.take(startBy);
             } catch (InterruptedException e) {
                 // The interrupt is restored once the job ends (work()), not before the write that gives the attempt back.
@@ -410,7 +421,9 @@ public class Poller {
             if (working && !settle) {
                 reserve.handlerRan(System.nanoTime() - startedAt);
             }
-            if (!working || settle || !settling.tryAcquire()) {
+            // A job recorded as running alone keeps the only slot until its outcome is written: a job started while it
+            // settles would run beside it, and a crash then would be charged to it.
+            if (!working || settle || claimed || !settling.tryAcquire()) {
                 return;
             }
             settle = true;

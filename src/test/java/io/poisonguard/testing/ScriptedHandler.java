@@ -31,6 +31,9 @@ public class ScriptedHandler implements JobHandler {
     private final Map<String, AtomicInteger> deferredRuns = new ConcurrentHashMap<>();
     private final AtomicBoolean released = new AtomicBoolean();
     private final AtomicInteger running = new AtomicInteger();
+    /** Told the job id as each handler starts, before it does anything else (a test's observer; none by default). */
+    private volatile java.util.function.Consumer<String> atStart = jobId -> {
+    };
 
     @Override
     public String jobType() {
@@ -45,6 +48,7 @@ public class ScriptedHandler implements JobHandler {
     @Override
     public void handle(Job job, JobContext context) throws Exception {
         calls.computeIfAbsent(job.jobId(), k -> new AtomicInteger()).incrementAndGet();
+        atStart.accept(job.jobId());
         running.incrementAndGet();
         try {
             switch (job.body().strip()) {
@@ -93,6 +97,11 @@ public class ScriptedHandler implements JobHandler {
     /** Handler threads still inside {@link #handle}. */
     public int running() {
         return running.get();
+    }
+
+    /** Tells {@code observer} the job id as each handler starts. */
+    public void atStart(java.util.function.Consumer<String> observer) {
+        atStart = observer;
     }
 
     /** Lets every {@code hang-hard} handler return. */
