@@ -34,7 +34,13 @@ sealed interface AttemptResult {
     record StoreDown(io.poisonguard.ledger.StoreUnavailable cause) implements AttemptResult {
     }
 
-    /** The worker is shutting down and gave the attempt back unfinished. */
-    record Abandoned() implements AttemptResult {
+    /**
+     * The worker is shutting down and gave the attempt back unfinished; {@code stillRunning} when its handler had not
+     * stopped within a moment of its interrupt (it ignores interrupts, and runs until the process ends).
+     */
+    record Abandoned(boolean stillRunning) implements AttemptResult {
+        Abandoned() {
+            this(false);
+        }
     }
 }

@@ -252,20 +252,24 @@ public class AttemptStage {
     }
 
     /**
-     * Before the outcome of an attempt cut off at its deadline is written: waits up to the stop grace for its handler to
-     * stop, while the heartbeat goes on renewing the attempt's lease, so the job stays out of every other worker's hands.
-     * One that does not stop is stuck for good: the worker reports itself not live, and the outcome says the handler still
-     * runs, so the job's next attempt does not start beside it.
+     * Before the outcome of an attempt cut off is written (at its deadline, or given back at shutdown): waits for its
+     * handler to stop, while the heartbeat goes on renewing the attempt's lease, so the job stays out of every other
+     * worker's hands. At the deadline it waits up to the stop grace; one that does not stop is stuck for good: the worker
+     * reports itself not live, and the outcome says the handler still runs, so the job's next attempt does not start
+     * beside it. At shutdown it waits a moment only ({@link #MIN_UNWIND}: the shutdown's budget is spent already), and
+     * one still running is given back saying so, for the same reason: it runs until the process ends.
      */
-    Attempted awaitTimedOutStop(Attempted a) {
-        if (!(a.result() instanceof AttemptResult.TimedOut t) || !a.handlerThread().isAlive()) {
+    Attempted awaitCutOffStop(Attempted a) {
+        boolean timedOut = a.result() instanceof AttemptResult.TimedOut;
+        if (!(timedOut || a.result() instanceof AttemptResult.Abandoned) || !a.handlerThread().isAlive()) {
             return a;
         }
+        // A handler interrupted a moment ago is given a little time to unwind even with no grace configured.
+        Duration stopGrace = config.attempt().stopGrace();
+        Duration grace = !timedOut || stopGrace.compareTo(MIN_UNWIND) < 0 ? MIN_UNWIND : stopGrace;
         // The lease (and the copy's visibility) stay renewed while the handler is waited for: however the grace compares
         // with a lease, no other worker takes the job while its cut-off handler may still run here.
-        a.running().renewUntil(clock.instant().plus(config.attempt().stopGrace()).plus(config.consumer().heartbeatInterval()));
-        // A handler interrupted a moment ago is given a little time to unwind even with no grace configured.
-        Duration grace = config.attempt().stopGrace().compareTo(MIN_UNWIND) < 0 ? MIN_UNWIND : config.attempt().stopGrace();
+        a.running().renewUntil(clock.instant().plus(grace).plus(config.consumer().heartbeatInterval()));
         try {
             if (a.handlerThread().join(grace)) {
                 return a;
@@ -274,8 +278,11 @@ public class AttemptStage {
             Thread.currentThread().interrupt();
             return a;
         }
+        if (!timedOut) {
+            return a.withResult(new AttemptResult.Abandoned(true));
+        }
         health.stuck(a.running().record().jobId(), a.running().record().attempt());
-        return a.withResult(new AttemptResult.TimedOut(t.deadline(), true));
+        return a.withResult(new AttemptResult.TimedOut(((AttemptResult.TimedOut) a.result()).deadline(), true));
     }
 
     /**

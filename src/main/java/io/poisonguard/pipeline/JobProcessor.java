@@ -90,8 +90,8 @@ public class JobProcessor {
             }
             // The effects the handler deferred to its success go out now, outside its slot.
             attempted = attempts.afterHandler(attempted);
-            // A handler cut off at its deadline is given its stop grace before the outcome frees the job for its next attempt.
-            attempted = attempts.awaitTimedOutStop(attempted);
+            // A handler cut off (at its deadline, or at shutdown) is given time to stop before the outcome frees the job.
+            attempted = attempts.awaitCutOffStop(attempted);
             outcomes.settle(attempted);
             attempts.awaitStop(attempted);
         }

@@ -212,8 +212,11 @@ public class OutcomeStage {
             case AttemptResult.TimedOut t -> notBeside(t, charged(record, new Signature(FailureClass.TIMEOUT, "DeadlineExceeded",
                     record.jobType()), decisions.timedOut(record, t.deadline(), now, random), now));
             case AttemptResult.Crashed c -> decisions.crashed(record, c.errorType(), now, random);
-            case AttemptResult.Abandoned a ->
-                    decisions.released(record, AttemptOutcome.ABANDONED, "the worker shut down before the attempt finished", Duration.ZERO, now);
+            // A handler that did not stop when interrupted runs until this process ends: its job waits as a stuck one does.
+            case AttemptResult.Abandoned a -> a.stillRunning()
+                    ? decisions.released(record, AttemptOutcome.ABANDONED,
+                            "the worker shut down before the attempt finished; its handler was still running", stuckHold, now)
+                    : decisions.released(record, AttemptOutcome.ABANDONED, "the worker shut down before the attempt finished", Duration.ZERO, now);
             case AttemptResult.StoreDown down -> {
                 if (down.cause().ledger()) {
                     ledgerGate.unavailable(down.cause());
@@ -268,6 +271,9 @@ public class OutcomeStage {
                     t.deadline(), held(written));
             case AttemptResult.Crashed c -> LOG.warnf("Job %s attempt %d ended with %s; counted as a crash", written.jobId(),
                     written.attempt(), c.errorType());
+            case AttemptResult.Abandoned a when a.stillRunning() -> LOG.warnf("Job %s attempt %d abandoned at shutdown with its handler"
+                    + " still running (it ignored its interrupt); not counted, the message comes back in %s", written.jobId(), written.attempt(),
+                    written.currentEntry().retryDelay());
             case AttemptResult.Abandoned a -> LOG.infof("Job %s attempt %d abandoned at shutdown; not counted, the message is visible again",
                     written.jobId(), written.attempt());
             case AttemptResult.StoreDown down -> LOG.infof("Job %s attempt %d given back uncounted: %s", written.jobId(), written.attempt(),
