@@ -24,6 +24,8 @@ import java.util.Optional;
 @ApplicationScoped
 public class Alerts {
     private static final Logger LOG = Logger.getLogger(Alerts.class);
+    /** The most the alerts still queued at shutdown are given to be delivered. */
+    public static final java.time.Duration DELIVERY_AT_SHUTDOWN = AlertDispatch.DRAIN;
 
     /** Sends to one notifier at once, and alerts waiting per notifier, before new ones are dropped and counted. */
     static final int WORKERS = 2;

@@ -110,14 +110,15 @@ public class OpsResource {
     public record TenantRequest(String status, Set<String> jobTypes, String reason) {
     }
 
+    /** What {@code ?tenant=} says for a job of no tenant (one that named no valid tenant): no tenant's name can be it. */
+    static final String NO_TENANT = "-";
+
     /**
      * The job an operator names: {@code ?tenant=} when given (it must be one of the token's tenants, else
      * 403); otherwise the one tenant of the token's with a live quarantine record for the job id, or the
      * token's only tenant. Two tenants' jobs may share an id: then the tenant must be named ({@value #NO_TENANT} for a
      * job of no tenant). Another tenant's job is invisible: it answers as if it did not exist.
      */
-    /** What {@code ?tenant=} says for a job of no tenant (one that named no valid tenant): no tenant's name can be it. */
-    static final String NO_TENANT = "-";
 
     private JobKey keyOf(String jobId, String tenant) {
         requireJobId(jobId);
@@ -218,7 +219,7 @@ public class OpsResource {
         view.put("record", record);
         view.put("triageState", record.triageState().name());
         view.put("ledgerState", ledger.findOwn(key).map(r -> r.state().name()).orElse(null));
-        view.put("audit", audit.forJob(jobId, visible().and(e -> e.tenant() == null || e.tenant().equals(key.tenant())), 100));
+        view.put("audit", audit.forTenantsJob(key.tenant(), jobId, 100).stream().filter(visible()).toList());
         return view;
     }
 
@@ -356,14 +357,46 @@ public class OpsResource {
             throw Problem.badRequest("cursor is not valid for this listing");
         }
         if (jobId != null) {
-            Optional<String> only = tenant == null || tenant.isEmpty() ? Optional.empty() : Optional.of(inScope(tenant));
-            return new AuditPage(audit.forJob(jobId, visible().and(e -> only.isEmpty() || only.get().equals(e.tenant())), limit), null);
+            return new AuditPage(jobAudit(jobId, tenant, limit), null);
         }
         try {
             return audit.recent(listingTenant(tenant), limit, Optional.ofNullable(cursor));
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest(e.getMessage());
         }
+    }
+
+    /** Most tenants a token may cover for its job audit view without naming one (one read per tenant). */
+    static final int JOB_AUDIT_TENANTS = 20;
+
+    /**
+     * A job id's newest audit entries the caller may see: of the tenant named ({@value #NO_TENANT} for the job of no
+     * tenant, a token of every tenant only), else of each of the token's tenants, each read as that tenant's job (so no
+     * other tenant's entries under the id crowd them out), else, for a token of every tenant, of every tenant.
+     */
+    private List<AuditEntry> jobAudit(String jobId, String tenant, int limit) {
+        TenantScope scope = scope();
+        if (NO_TENANT.equals(tenant)) {
+            if (!scope.permits(null)) {
+                throw new Problem(403, "Forbidden", "a job of no tenant is reached with a token of every tenant only", null);
+            }
+            return audit.forTenantsJob(null, jobId, limit);
+        }
+        if (tenant != null && !tenant.isEmpty()) {
+            return audit.forTenantsJob(inScope(tenant), jobId, limit);
+        }
+        if (scope.everyTenant()) {
+            return audit.forJob(jobId, visible(), limit);
+        }
+        if (scope.tenants().size() > JOB_AUDIT_TENANTS) {
+            throw Problem.badRequest("this token covers " + scope.tenants().size() + " tenants; name one with ?tenant= to read a job's audit entries");
+        }
+        List<AuditEntry> all = new java.util.ArrayList<>();
+        for (String t : scope.tenants()) {
+            all.addAll(audit.forTenantsJob(t, jobId, limit));
+        }
+        all.sort(java.util.Comparator.comparing(AuditEntry::at));
+        return all.subList(Math.max(0, all.size() - limit), all.size());
     }
 
     /** The entries the caller's token may see: of its tenants, and those on no tenant only for a token of every tenant. */

@@ -22,6 +22,12 @@ public interface AuditLog {
     List<AuditEntry> forJob(String jobId, java.util.function.Predicate<AuditEntry> keep, int limit);
 
     /**
+     * One tenant's job's newest {@code limit} entries, oldest first ({@code tenant} null: the job of no tenant). Read
+     * as that job's own, so no other tenant's entries under the same job id, however many, can push them out.
+     */
+    List<AuditEntry> forTenantsJob(String tenant, String jobId, int limit);
+
+    /**
      * The newest entries, newest first, one page at a time: of one tenant when {@code tenant} is given
      * (read through an index on tenant and time), else of every tenant (an index on day and time, walked
      * back day by day, a bounded number of days per call). Never a scan of the table.

@@ -22,7 +22,10 @@ import java.util.Optional;
 import java.util.UUID;
 
 /**
- * The audit trail in DynamoDB: partition jobId, sort key "instant#nonce". Each entry is put with
+ * The audit trail in DynamoDB: partition jobId, sort key {@code t:<tenant>#<instant>#<nonce>} (the instant in a fixed
+ * width, so keys sort by time within a tenant; {@code -} for no tenant), so one tenant's entries of a job id are read
+ * by a key condition, whatever other tenants wrote under the same id. Entries written before 2026-12-06 have the sort
+ * key {@code <instant>#<nonce>} and are read beside them, filtered by tenant. Each entry is put with
  * attribute_not_exists, so nothing overwrites an earlier entry. Two indexes serve the listings: {@value #BY_TENANT}
  * (tenant, atMillis) for one tenant's entries and {@value #BY_DAY} (UTC day, atMillis) for all of them; entries on
  * no tenant carry the tenant {@value #NO_TENANT}.
@@ -51,7 +54,7 @@ public final class DynamoAuditLog implements AuditLog {
     public void append(AuditEntry e) {
         Map<String, AttributeValue> item = new HashMap<>();
         item.put("jobId", Attrs.s(e.jobId()));
-        item.put("at", Attrs.s(e.at().toString() + "#" + UUID.randomUUID().toString().substring(0, 8)));
+        item.put("at", Attrs.s(scope(e.tenant()) + SORTABLE.format(e.at()) + "#" + UUID.randomUUID().toString().substring(0, 8)));
         item.put("atMillis", Attrs.millis(e.at()));
         item.put("day", Attrs.s(LocalDate.ofInstant(e.at(), ZoneOffset.UTC).toString()));
         item.put("tenant", Attrs.s(e.tenant() == null ? NO_TENANT : e.tenant()));
@@ -74,19 +77,57 @@ public final class DynamoAuditLog implements AuditLog {
 
     @Override
     public List<AuditEntry> forJob(String jobId, java.util.function.Predicate<AuditEntry> keep, int limit) {
-        // Newest first, so the entries that count are the latest; read on past refused ones (another tenant's under the
-        // same job id), at most JOB_READ_PAGES pages, so a crowded id cannot make one view read without end.
-        List<AuditEntry> newestFirst = new java.util.ArrayList<>();
+        // Every tenant's entries under the id: keys sort by tenant first, so read them all (at most JOB_READ_PAGES pages,
+        // so a crowded id cannot make one view read without end) and keep the newest.
+        return newest(read(jobId, "jobId = :j", Map.of(), null, keep, Integer.MAX_VALUE), limit);
+    }
+
+    @Override
+    public List<AuditEntry> forTenantsJob(String tenant, String jobId, int limit) {
+        String scope = scope(tenant);
+        List<AuditEntry> entries = new ArrayList<>(read(jobId, "jobId = :j AND begins_with(#a, :p)", Map.of(":p", Attrs.s(scope)),
+                null, e -> true, limit));
+        if (entries.size() < limit) {
+            // Entries from before tenant-scoped keys (a sort key that starts with the instant, below every "t:" key).
+            entries.addAll(read(jobId, "jobId = :j AND #a < :p", Map.of(":p", Attrs.s(SCOPED)),
+                    tenant == null ? NO_TENANT : tenant, e -> true, limit - entries.size()));
+        }
+        return newest(entries, limit);
+    }
+
+    /**
+     * Reads one job id's entries newest key first, at most {@code want} that {@code keep} accepts and
+     * {@link #JOB_READ_PAGES} pages; {@code tenant}, when given, filtered on the table's side.
+     */
+    private List<AuditEntry> read(String jobId, String condition, Map<String, AttributeValue> values, String tenant,
+                                  java.util.function.Predicate<AuditEntry> keep, int want) {
+        Map<String, AttributeValue> all = new HashMap<>(values);
+        all.put(":j", Attrs.s(jobId));
+        Map<String, String> names = new HashMap<>();
+        if (condition.contains("#a")) {
+            names.put("#a", "at");
+        }
+        if (tenant != null) {
+            all.put(":t", Attrs.s(tenant));
+            names.put("#t", "tenant");
+        }
+        List<AuditEntry> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
-        for (int page = 0; page < JOB_READ_PAGES && newestFirst.size() < limit; page++) {
+        for (int page = 0; page < JOB_READ_PAGES && out.size() < want; page++) {
             Map<String, AttributeValue> from = start;
-            QueryResponse r = Unavailability.read(STORE, () -> dynamo.query(b -> b.tableName(table).keyConditionExpression("jobId = :j")
-                    .expressionAttributeValues(Map.of(":j", Attrs.s(jobId))).scanIndexForward(false)
-                    .limit(Math.max(limit, 100)).exclusiveStartKey(from)));
+            QueryRequest.Builder query = QueryRequest.builder().tableName(table).keyConditionExpression(condition)
+                    .expressionAttributeValues(all).scanIndexForward(false).limit(Math.max(Math.min(want, 1000), 100)).exclusiveStartKey(from);
+            if (!names.isEmpty()) {
+                query.expressionAttributeNames(names);
+            }
+            if (tenant != null) {
+                query.filterExpression("#t = :t");
+            }
+            QueryResponse r = Unavailability.read(STORE, () -> dynamo.query(query.build()));
             for (Map<String, AttributeValue> item : r.items()) {
                 AuditEntry e = decode(item);
-                if (keep.test(e) && newestFirst.size() < limit) {
-                    newestFirst.add(e);
+                if (keep.test(e) && out.size() < want) {
+                    out.add(e);
                 }
             }
             start = r.hasLastEvaluatedKey() && !r.lastEvaluatedKey().isEmpty() ? r.lastEvaluatedKey() : null;
@@ -94,8 +135,27 @@ public final class DynamoAuditLog implements AuditLog {
                 break;
             }
         }
-        java.util.Collections.reverse(newestFirst);
-        return newestFirst;
+        return out;
+    }
+
+    /** The newest {@code limit} of {@code entries}, oldest first. */
+    private static List<AuditEntry> newest(List<AuditEntry> entries, int limit) {
+        List<AuditEntry> sorted = new ArrayList<>(entries);
+        sorted.sort(java.util.Comparator.comparing(AuditEntry::at).reversed());
+        List<AuditEntry> kept = new ArrayList<>(sorted.subList(0, Math.min(limit, sorted.size())));
+        java.util.Collections.reverse(kept);
+        return kept;
+    }
+
+    /** Where every tenant-scoped sort key starts; an older key (an instant) sorts below it. */
+    private static final String SCOPED = "t:";
+    /** An instant in one width, so that keys of one tenant sort by time. */
+    private static final java.time.format.DateTimeFormatter SORTABLE =
+            java.time.format.DateTimeFormatter.ofPattern("uuuu-MM-dd'T'HH:mm:ss.SSS'Z'").withZone(ZoneOffset.UTC);
+
+    /** The start of the sort keys of {@code tenant}'s entries (null: no tenant's). */
+    static String scope(String tenant) {
+        return SCOPED + (tenant == null ? NO_TENANT : tenant) + "#";
     }
 
     /** How many pages of one job id's entries a view reads at most looking for the ones it keeps. */

@@ -36,7 +36,10 @@ import java.util.concurrent.ExecutionException;
 @Singleton
 public class AttemptStage {
     private static final Logger LOG = Logger.getLogger(AttemptStage.class);
-    /** The least time a handler cut off at its deadline is given to stop before it is called stuck. */
+    /**
+     * The least time a handler cut off at its deadline is given to stop before it is called stuck, and all the time one
+     * cut off at shutdown is given (the shutdown grace is spent by then).
+     */
     static final Duration MIN_UNWIND = Duration.ofMillis(200);
 
     private final JobHandlers handlers;
@@ -276,31 +279,13 @@ public class AttemptStage {
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
-            return a;
-        }
-        if (!timedOut) {
-            return a.withResult(new AttemptResult.Abandoned(true));
+            if (timedOut || !a.handlerThread().isAlive()) {
+                return a;
+            }
         }
         health.stuck(a.running().record().jobId(), a.running().record().attempt());
-        return a.withResult(new AttemptResult.TimedOut(((AttemptResult.TimedOut) a.result()).deadline(), true));
-    }
-
-    /**
-     * After the outcome is durable: waits up to the stop grace for a handler that was cut off at shutdown to stop. One
-     * that does not is stuck for good, and the worker reports itself not live. (One cut off at its deadline was waited
-     * for before its outcome.)
-     */
-    void awaitStop(Attempted a) {
-        if (!a.handlerThread().isAlive() || a.result() instanceof AttemptResult.TimedOut) {
-            return;
-        }
-        try {
-            if (!a.handlerThread().join(config.attempt().stopGrace())) {
-                health.stuck(a.running().record().jobId(), a.running().record().attempt());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-        }
+        return a.withResult(timedOut ? new AttemptResult.TimedOut(((AttemptResult.TimedOut) a.result()).deadline(), true)
+                : new AttemptResult.Abandoned(true));
     }
 
     /** Shutdown: gives back every attempt still running; returns how many. */

@@ -172,11 +172,14 @@ public class IntakeStage {
                     continue;
                 }
                 boolean crashFound = current.state() == JobState.ACTIVE && !current.leaseHeldAt(now);
-                // A copy that came into a one-job worker's empty lane runs alone only if it has the handler's slot from
-                // now until its outcome is written: another copy whose write comes back first must not run ahead of it.
-                boolean isolated = slot.alone() && (alone || turn.claim());
                 Intake intake = decisions.intake(current, rejection, generation, now, worker,
-                        new Decisions.Lane(isolated, slot.othersInFlight()), random);
+                        new Decisions.Lane(slot.alone(), slot.othersInFlight()), random);
+                // A copy that came into a one-job worker's empty lane runs alone only if it has the handler's slot from
+                // before its attempt is written until its outcome is: another copy whose write comes back first must not
+                // run ahead of it. Taken only for a copy that is to run, and given back if it does not (below).
+                if (intake instanceof Intake.Run && slot.alone() && !alone && !turn.claim()) {
+                    intake = decisions.intake(current, rejection, generation, now, worker, new Decisions.Lane(false, slot.othersInFlight()), random);
+                }
                 switch (intake) {
                     case Intake.StaleGeneration stale -> {
                         source.delete(m);
@@ -237,6 +240,7 @@ public class IntakeStage {
                 return ledgerDown(m, down, starting);
             } finally {
                 if (!handedOff) {
+                    turn.unclaim();
                     slot.close();
                 }
             }

@@ -26,9 +26,25 @@ public class IsolationLane {
      * is ({@link JobProcessor.Turn#claim}); copies taken in after it wait for that slot.
      */
     private final boolean soloWorker;
+    /**
+     * Null: no handler is ever stuck. A worker where a handler that ignored its interrupt may still run runs nothing
+     * alone: the job would not be, and it is about to be replaced, a kill a job recorded as running alone is charged.
+     */
+    private final WorkerHealth health;
 
-    public IsolationLane(io.poisonguard.config.PoisonGuardConfig config) {
+    @jakarta.inject.Inject
+    public IsolationLane(io.poisonguard.config.PoisonGuardConfig config, WorkerHealth health) {
         this.soloWorker = config.consumer().concurrency() == 1;
+        this.health = health;
+    }
+
+    /** A lane in a worker where no handler is ever stuck. */
+    public IsolationLane(io.poisonguard.config.PoisonGuardConfig config) {
+        this(config, null);
+    }
+
+    private boolean fit() {
+        return health == null || !health.handlerStuck();
     }
 
     /** A place in the lane; close it when the job is done. */
@@ -52,7 +68,8 @@ public class IsolationLane {
 
         /**
          * The job may run alone in its worker: taken exclusively, or the worker has room for one job only and the lane
-         * was empty (then only with the handler's slot claimed, {@link JobProcessor.Turn#claim}).
+         * was empty (then only with the handler's slot claimed, {@link JobProcessor.Turn#claim}); never in a worker
+         * where a stuck handler may still run.
          */
         public boolean alone() {
             return alone;
@@ -96,7 +113,7 @@ public class IsolationLane {
                         suspects.decrementAndGet();
                     }
                 }
-                return got ? Optional.of(new Slot(true, lock.writeLock(), 0, waited)) : Optional.empty();
+                return got ? Optional.of(new Slot(fit(), lock.writeLock(), 0, waited)) : Optional.empty();
             }
             boolean waited = false;
             if (!lock.readLock().tryLock(0, TimeUnit.NANOSECONDS)) {
@@ -108,7 +125,7 @@ public class IsolationLane {
             int others = Math.max(0, lock.getReadLockCount() - 1);
             // Room for one job still holds the reserve's prefetched copies, each with its attempt written: a copy is
             // alone only when nothing else is in the lane as it comes in.
-            return Optional.of(new Slot(soloWorker && others == 0, lock.readLock(), others, waited));
+            return Optional.of(new Slot(soloWorker && others == 0 && fit(), lock.readLock(), others, waited));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();

@@ -36,6 +36,10 @@ public class JobProcessor {
             }
 
             @Override
+            public void unclaim() {
+            }
+
+            @Override
             public Optional<String> start() {
                 return Optional.empty();
             }
@@ -52,6 +56,9 @@ public class JobProcessor {
          * the copy is then not recorded as running alone.
          */
         boolean claim();
+
+        /** Gives back a slot {@link #claim()} took, for a copy that is not to run after all (nothing when none was). */
+        void unclaim();
 
         /**
          * The attempt is recorded; waits for the handler's slot (held already after a {@link #claim()}). Empty: the handler may run now. Otherwise why
@@ -93,7 +100,6 @@ public class JobProcessor {
             // A handler cut off (at its deadline, or at shutdown) is given time to stop before the outcome frees the job.
             attempted = attempts.awaitCutOffStop(attempted);
             outcomes.settle(attempted);
-            attempts.awaitStop(attempted);
         }
     }
 

@@ -55,6 +55,11 @@ public class OutcomeStage {
     private final Duration visibility;
     /** How long the next attempt of a job whose timed-out handler is stuck waits at least: see {@link #notBeside}. */
     private final Duration stuckHold;
+    /**
+     * How long a job given back at shutdown with its handler still running waits: the stuck hold, or the most the rest
+     * of the shutdown may take if longer (the handler runs until the process ends).
+     */
+    private final Duration abandonedHold;
     private final String worker;
 
     public OutcomeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Decisions decisions, Clock clock, RandomGenerator random,
@@ -68,6 +73,8 @@ public class OutcomeStage {
         this.visibility = config.consumer().visibilityTimeout();
         Duration twice = visibility.multipliedBy(2);
         this.stuckHold = twice.compareTo(io.poisonguard.ladder.Ladder.SQS_MAX_VISIBILITY) > 0 ? io.poisonguard.ladder.Ladder.SQS_MAX_VISIBILITY : twice;
+        Duration rest = Poller.restOfShutdown(config.consumer());
+        this.abandonedHold = rest.compareTo(stuckHold) > 0 ? rest : stuckHold;
         this.ledger = ledger;
         this.source = source;
         this.quarantiner = quarantiner;
@@ -215,7 +222,7 @@ public class OutcomeStage {
             // A handler that did not stop when interrupted runs until this process ends: its job waits as a stuck one does.
             case AttemptResult.Abandoned a -> a.stillRunning()
                     ? decisions.released(record, AttemptOutcome.ABANDONED,
-                            "the worker shut down before the attempt finished; its handler was still running", stuckHold, now)
+                            "the worker shut down before the attempt finished; its handler was still running", abandonedHold, now)
                     : decisions.released(record, AttemptOutcome.ABANDONED, "the worker shut down before the attempt finished", Duration.ZERO, now);
             case AttemptResult.StoreDown down -> {
                 if (down.cause().ledger()) {

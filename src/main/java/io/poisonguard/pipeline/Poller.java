@@ -21,7 +21,8 @@ import java.util.concurrent.TimeUnit;
  * and a job's ledger writes are made beside the handlers rather than in their slots: every message held makes its
  * attempt durable (the intake) as soon as it is received and then waits for a slot, and a job whose handler has
  * returned hands its slot on while its outcome is written, up to the concurrency plus the reserve of such outcomes
- * at once ({@link Hold}). The process holds a reserve of messages beyond the concurrency,
+ * at once ({@link Hold}); in a one-job worker, a job to be recorded as running alone takes the slot before its intake
+ * write instead and keeps it through its outcome ({@link JobProcessor.Turn#claim}). The process holds a reserve of messages beyond the concurrency,
  * received but not started, so a freed slot need not wait a ReceiveMessage round trip for its next job:
  * {@code consumer.prefetch}, or, unset, sized while it runs from the jobs' and the refill's times ({@link Reserve}:
  * the concurrency and a quarter, at most 10, for slow jobs; up to 40 for jobs that end faster than a receive and its
@@ -91,6 +92,15 @@ public class Poller {
         this.settling = new Capacity(settlingPlaces(settings.concurrency(), reserved));
         metrics.reserve(reserved);
         this.maxWaitNanos = settings.visibilityTimeout().dividedBy(2).toNanos();
+    }
+
+    /**
+     * The most a stopping worker may still live once its shutdown grace has run out and its running attempts were given
+     * back: the wait for them to record that, the last long poll and its margin, the alerts' delivery, and 5 s more.
+     */
+    static Duration restOfShutdown(PoisonGuardConfig.Consumer settings) {
+        return ABANDON_WAIT.plus(settings.receiveWait()).plus(RECEIVE_MARGIN).plus(io.poisonguard.alerts.Alerts.DELIVERY_AT_SHUTDOWN)
+                .plus(Duration.ofSeconds(5));
     }
 
     /**
@@ -341,9 +351,9 @@ public class Poller {
 
     /**
      * What one message holds, on its own job thread: a place among the messages held ({@link #slots}) from its
-     * receive, through its intake and its wait for a working slot; the working slot while its handler runs; and,
-     * once its handler has returned, a settling place instead of both while its outcome is recorded
-     * ({@link #settling}).
+     * receive, through its intake and its wait for a working slot; the working slot while its handler runs (from
+     * before its intake write to its end when it claimed the slot); and, once its handler has returned, a settling
+     * place instead of both while its outcome is recorded ({@link #settling}).
      */
     private final class Hold implements JobProcessor.Turn {
         private final long startBy;
@@ -369,6 +379,15 @@ public class Poller {
                 claimed = true;
             }
             return working;
+        }
+
+        @Override
+        public void unclaim() {
+            if (claimed) {
+                claimed = false;
+                working = false;
+                Poller.this.working.release();
+            }
         }
 
         /** Takes a working slot once the intake is durable (unless claimed before it), waiting until {@code startBy} at most. */
@@ -414,7 +433,7 @@ public class Poller {
          * The handler returned: if a settling place is free, the working slot and the held place go to the next
          * messages while this one's outcome is written (so at most {@code concurrency} handlers run, and up to
          * {@link #settlingPlaces} outcomes are recorded beside them, without eating into the prefetched reserve). None
-         * free: this message keeps its slot to the end.
+         * free, or the slot claimed for a job running alone: this message keeps its slot to the end.
          */
         @Override
         public void handlerReturned() {
@@ -475,7 +494,8 @@ public class Poller {
     /**
      * Stops receiving, then waits up to {@code shutdown-grace} for running handlers. Attempts still
      * running after that are given back: recorded ABANDONED (a shutdown is the worker's doing, not
-     * the job's, so it counts toward no limit) and made visible again at once for another worker.
+     * the job's, so it counts toward no limit) and made visible again at once for another worker (after twice the
+     * visibility timeout, or the rest of the shutdown if longer, when its handler ignores the interrupt and still runs).
      */
     public synchronized void stop() {
         if (!running) {

@@ -21,17 +21,19 @@ public class WorkerHealth {
     private static final int KEPT = 5;
     private final List<String> reasons = new CopyOnWriteArrayList<>();
     private final Metrics metrics;
+    private volatile boolean handlerStuck;
 
     public WorkerHealth(Metrics metrics) {
         this.metrics = metrics;
     }
 
-    /** A handler thread did not stop within the stop grace after its deadline's interrupt. */
+    /** A handler thread did not stop after its interrupt: within the stop grace after its deadline, or at shutdown. */
     void stuck(String jobId, int attempt) {
+        handlerStuck = true;
         metrics.stuckHandlers().incrementAndGet();
-        String why = "a handler thread (job " + jobId + ", attempt " + attempt + ") did not stop after its deadline";
+        String why = "a handler thread (job " + jobId + ", attempt " + attempt + ") did not stop after its interrupt";
         keep(why);
-        LOG.errorf("Job %s attempt %d: the handler did not stop after its deadline's interrupt; this worker reports itself not live",
+        LOG.errorf("Job %s attempt %d: the handler did not stop after its interrupt; this worker reports itself not live",
                 jobId, attempt);
     }
 
@@ -45,6 +47,14 @@ public class WorkerHealth {
         if (reasons.size() < KEPT) {
             reasons.add(why);
         }
+    }
+
+    /**
+     * Whether a handler that ignored its interrupt may still run in this worker (one was found stuck; it is never
+     * known to have stopped): no job here runs alone any more. Cheap enough for every message.
+     */
+    public boolean handlerStuck() {
+        return handlerStuck;
     }
 
     /** Why this worker is unfit, if it is. */

@@ -93,6 +93,35 @@ class AuditListingTest {
         return out;
     }
 
+    /**
+     * A job's view reads its tenant's entries by key, the ones written before keys named the tenant beside them (those
+     * filtered by tenant), newest last within the limit; an entry of another tenant under the same id is not among them.
+     */
+    @Test
+    void aTenantsJobReadsItsOwnEntriesOfBothKeyFormatsAndNoOtherTenants() {
+        String job = "mixed-" + UUID.randomUUID().toString().substring(0, 6);
+        // As the service wrote entries before 2026-12-06: the sort key starts with the instant.
+        for (int i = 0; i < 3; i++) {
+            Instant at = NOW.minus(Duration.ofDays(3 - i));
+            String reason = "old " + i;
+            dynamo.putItem(b -> b.tableName(names.auditTable()).item(java.util.Map.of("jobId", Attrs.s(job),
+                    "at", Attrs.s(at + "#old" + at.getEpochSecond()), "atMillis", Attrs.millis(at),
+                    "day", Attrs.s(at.toString().substring(0, 10)), "tenant", Attrs.s("tenant-a"),
+                    "actor", Attrs.s("olga"), "action", Attrs.s("NOTE"), "reason", Attrs.s(reason), "codeVersion", Attrs.s("old"),
+                    "outcome", Attrs.s("NOTED"))));
+        }
+        audit.append(new AuditEntry(job, "tenant-b", NOW.minus(Duration.ofDays(2)), "bob", AuditAction.NOTE, "b's", "test", null, null, "NOTED", null));
+        audit.append(new AuditEntry(job, "tenant-a", NOW.minus(Duration.ofHours(1)), "olga", AuditAction.NOTE, "new", "test", null, null, "NOTED", null));
+        audit.append(new AuditEntry(job, null, NOW.minus(Duration.ofHours(2)), "root", AuditAction.NOTE, "none's", "test", null, null, "NOTED", null));
+
+        assertEquals(List.of("old 0", "old 1", "old 2", "new"), audit.forTenantsJob("tenant-a", job, 10).stream().map(AuditEntry::reason).toList());
+        assertEquals(List.of("old 2", "new"), audit.forTenantsJob("tenant-a", job, 2).stream().map(AuditEntry::reason).toList(), "the newest two");
+        assertEquals(List.of("b's"), audit.forTenantsJob("tenant-b", job, 10).stream().map(AuditEntry::reason).toList());
+        assertEquals(List.of("none's"), audit.forTenantsJob(null, job, 10).stream().map(AuditEntry::reason).toList());
+        assertEquals(List.of("old 0", "old 1", "b's", "old 2", "none's", "new"), audit.forJob(job, 10).stream().map(AuditEntry::reason).toList(),
+                "every tenant's, oldest first");
+    }
+
     @Test
     void oneTenantsEntriesPageNewestFirstWithoutAScan() {
         int before = scans.get();

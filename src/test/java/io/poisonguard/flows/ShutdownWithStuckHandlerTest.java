@@ -52,6 +52,9 @@ class ShutdownWithStuckHandlerTest extends FlowTest {
             assertEquals(AttemptOutcome.ABANDONED, r.currentEntry().outcome(), r.history().toString());
             assertTrue(r.failures().isEmpty(), "a shutdown is not the job's fault: " + r.failures());
             assertEquals(1, handler.running(), "the handler ignores its interrupt: it still runs in this process");
+            // Held back for the most the rest of a shutdown may take (26 s with this profile's 1-s long poll), more than
+            // twice the 5-s visibility.
+            assertEquals(Duration.ofSeconds(26), r.currentEntry().retryDelay());
             // What another worker would receive now: nothing, while the handler may still be running here.
             var seen = sqs.receiveMessage(b -> b.queueUrl(queues.url(names.jobsQueue())).maxNumberOfMessages(10)
                     .waitTimeSeconds(2).visibilityTimeout(0)).messages();
@@ -61,7 +64,7 @@ class ShutdownWithStuckHandlerTest extends FlowTest {
             poller.start();
         }
         // Once the process is gone (here: the handler let go and the worker runs again), the job runs to completion.
-        await().atMost(Duration.ofSeconds(40)).until(() -> state("stuck-at-stop") == JobState.SUCCEEDED);
+        await().atMost(Duration.ofSeconds(60)).until(() -> state("stuck-at-stop") == JobState.SUCCEEDED);
         assertEquals(2, handler.calls("stuck-at-stop"));
     }
 }

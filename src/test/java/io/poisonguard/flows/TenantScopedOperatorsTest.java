@@ -56,6 +56,8 @@ class TenantScopedOperatorsTest extends FlowTest {
     PermitReportHandler handler;
     @Inject
     io.poisonguard.replay.BulkReplays bulk;
+    @Inject
+    io.poisonguard.audit.AuditLog audit;
 
     final String alphaViewer = Tokens.scoped("vic", List.of("t-alpha"), "viewer");
     final String alphaOperator = Tokens.scoped("olga", List.of("t-alpha"), "operator");
@@ -122,6 +124,31 @@ class TenantScopedOperatorsTest extends FlowTest {
         given().auth().oauth2(alphaViewer).get("/ops/audit?tenant=t-beta").then().statusCode(403);
         given().auth().oauth2(alphaViewer).get("/ops/audit?jobId=shared-7").then().statusCode(200)
                 .body("items.tenant", not(hasItem("t-beta")));
+    }
+
+    /**
+     * A job view read one job id's entries newest first, at most 10 pages, and only then kept the viewer's tenant's:
+     * another tenant using the same job id pushed a tenant's own entries out of its view with about a thousand audited
+     * calls on its own job. Each tenant's entries of a job are now read as that job's.
+     */
+    @Test
+    void anotherTenantsAuditedCallsUnderTheSameJobIdDoNotPushATenantsEntriesOutOfItsJobView() {
+        java.time.Instant start = java.time.Instant.now().minus(Duration.ofHours(2));
+        audit.append(new io.poisonguard.audit.AuditEntry("shared-7", "t-alpha", start, "olga", io.poisonguard.audit.AuditAction.NOTE,
+                "alpha's own note", "test", null, null, "NOTED", null));
+        for (int i = 0; i < 1_050; i++) {
+            audit.append(new io.poisonguard.audit.AuditEntry("shared-7", "t-beta", start.plus(Duration.ofSeconds(1 + i)), "bob",
+                    io.poisonguard.audit.AuditAction.NOTE, "beta's note " + i, "test", null, null, "NOTED", null));
+        }
+        given().auth().oauth2(alphaViewer).get("/ops/audit?jobId=shared-7").then().statusCode(200)
+                .body("items.reason", hasItem("alpha's own note")).body("items.tenant", everyItem(equalTo("t-alpha")));
+        given().auth().oauth2(twoTenantOperator).get("/ops/audit?jobId=shared-7&tenant=t-alpha").then().statusCode(200)
+                .body("items.reason", hasItem("alpha's own note")).body("items.tenant", everyItem(equalTo("t-alpha")));
+        given().auth().oauth2(alphaViewer).get("/ops/quarantine/shared-7").then().statusCode(200)
+                .body("audit.reason", hasItem("alpha's own note")).body("audit.tenant", everyItem(equalTo("t-alpha")));
+        // The other tenant's view of its own job still shows its newest entries.
+        given().auth().oauth2(Tokens.scoped("val", List.of("t-beta"), "viewer")).get("/ops/audit?jobId=shared-7&limit=5").then()
+                .statusCode(200).body("items.reason", hasItem("beta's note 1049")).body("items.tenant", everyItem(equalTo("t-beta")));
     }
 
     @Test

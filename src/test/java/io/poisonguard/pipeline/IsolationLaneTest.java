@@ -207,4 +207,23 @@ class IsolationLaneTest {
         assertFalse(waiting.alone(), "another job was in the lane when it came in");
         assertEquals(1, waiting.othersInFlight());
     }
+
+    /**
+     * A worker where a handler that ignored its interrupt still runs is about to be replaced: a job that
+     * comes in then is not recorded as running alone, suspect or not, since the replacement's kill would be charged to
+     * it as its own crash while the stuck handler is the cause.
+     */
+    @Test
+    void inAWorkerWhereAStuckHandlerMayStillRunNoJobRunsAlone() {
+        WorkerHealth health = new WorkerHealth(new io.poisonguard.observability.Metrics(new io.micrometer.core.instrument.simple.SimpleMeterRegistry()));
+        IsolationLane solo = new IsolationLane(Configs.defaults().set("poison-guard.consumer.concurrency", "1").build(), health);
+        IsolationLane wide = new IsolationLane(Configs.defaults().build(), health);
+        health.stuck("stuck-1", 1);
+
+        Job first = new Job(solo, false, LONG_WAIT);
+        Job suspect = new Job(wide, true, LONG_WAIT);
+
+        assertFalse(first.slot().orElseThrow().alone(), "a one-job worker's job in an empty lane");
+        assertFalse(suspect.slot().orElseThrow().alone(), "a suspect that took the lane whole");
+    }
 }
