@@ -1,10 +1,13 @@
 // The console drill, in headless Chromium (Debian's, driven by playwright-core): what an operator does at 3 a.m.
-//   node drill.mjs --url URL --token TOKEN --phase viewer|operator|overview|tenantless --job JOB [--tenant T] --shots DIR [--overdue JOB]
+//   node drill.mjs --url URL --token TOKEN --phase viewer|operator|overview|tenantless|reissue|stalled --job JOB [--tenant T] --shots DIR
+//     [--overdue JOB] [--batch ID]
 // viewer:   signs in, finds the job in the list, opens it, sees every action disabled and can only dry-run.
 // operator: acknowledges the job, replays it with a reason (each after a confirmation step) and waits until the page
 //           shows the replay completed (ledger state SUCCEEDED).
 // overview: the overview lists the overdue job as overdue.
 // tenantless: the record of a job that named no valid tenant opens from the list, and a dry run reaches it.
+// reissue:  a job left REPLAYING by a replay whose instance died can be re-issued from its page.
+// stalled:  the page of a bulk replay whose instance died says so instead of showing it running for ever.
 // Prints one line per check; exits non-zero on the first that fails. Screenshots go to DIR.
 import { chromium } from 'playwright-core';
 import { mkdirSync } from 'node:fs';
@@ -110,6 +113,25 @@ try {
     await page.locator('#status', { hasText: 'Dry run' }).waitFor();
     check((await status()).includes('named no valid tenant'), `its dry run is answered for it: "${await status()}"`);
     await shot('6-tenantless-job');
+  } else if (opt.phase === 'reissue') {
+    await page.goto(jobUrl);
+    await page.getByRole('heading', { name: new RegExp(`Job ${opt.job}`) }).waitFor();
+    check((await summary('record status')) === 'REPLAYING', `the page shows the replay unfinished: "${await summary('record status')}"`);
+    check(await page.locator('#replay').isEnabled(), 'an operator may re-issue it');
+    check((await page.locator('#replay').innerText()).includes('Re-issue'), `the button says re-issue: "${await page.locator('#replay').innerText()}"`);
+    await page.locator('#replay').click();
+    await page.locator('#replay-reason').fill('the instance died mid-replay (console drill)');
+    await shot('7-reissue-confirm');
+    await page.locator('#replay-go').click();
+    await page.locator('#status', { hasText: 'Replay' }).waitFor();
+    check((await status()).includes('REPLAYED'), `re-issued: "${await status()}"`);
+  } else if (opt.phase === 'stalled') {
+    await page.goto(`${opt.url}/console/#/bulk/${encodeURIComponent(opt.batch)}`);
+    await page.locator('#bulk-progress').waitFor();
+    await page.locator('#bulk-stalled').waitFor({ timeout: 10_000 });
+    check((await page.locator('#bulk-stalled').innerText()).includes('has most likely died'),
+      `the page says the batch's instance died: "${await page.locator('#bulk-stalled').innerText()}"`);
+    await shot('8-bulk-stalled');
   } else {
     throw new Error(`unknown phase ${opt.phase}`);
   }

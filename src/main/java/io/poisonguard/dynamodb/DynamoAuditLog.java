@@ -79,28 +79,28 @@ public final class DynamoAuditLog implements AuditLog {
     public List<AuditEntry> forJob(String jobId, java.util.function.Predicate<AuditEntry> keep, int limit) {
         // Every tenant's entries under the id: keys sort by tenant first, so read them all (at most JOB_READ_PAGES pages,
         // so a crowded id cannot make one view read without end) and keep the newest.
-        return newest(read(jobId, "jobId = :j", Map.of(), null, keep, Integer.MAX_VALUE), limit);
+        return newest(read(jobId, "jobId = :j", Map.of(), null, keep, Integer.MAX_VALUE, Math.max(limit, 100)), limit);
     }
 
     @Override
     public List<AuditEntry> forTenantsJob(String tenant, String jobId, int limit) {
         String scope = scope(tenant);
         List<AuditEntry> entries = new ArrayList<>(read(jobId, "jobId = :j AND begins_with(#a, :p)", Map.of(":p", Attrs.s(scope)),
-                null, e -> true, limit));
+                null, e -> true, limit, Math.max(limit, 100)));
         if (entries.size() < limit) {
             // Entries from before tenant-scoped keys (a sort key that starts with the instant, below every "t:" key).
             entries.addAll(read(jobId, "jobId = :j AND #a < :p", Map.of(":p", Attrs.s(SCOPED)),
-                    tenant == null ? NO_TENANT : tenant, e -> true, limit - entries.size()));
+                    tenant == null ? NO_TENANT : tenant, e -> true, limit - entries.size(), Math.max(limit, 100)));
         }
         return newest(entries, limit);
     }
 
     /**
      * Reads one job id's entries newest key first, at most {@code want} that {@code keep} accepts and
-     * {@link #JOB_READ_PAGES} pages; {@code tenant}, when given, filtered on the table's side.
+     * {@link #JOB_READ_PAGES} pages of {@code pageSize}; {@code tenant}, when given, filtered on the table's side.
      */
     private List<AuditEntry> read(String jobId, String condition, Map<String, AttributeValue> values, String tenant,
-                                  java.util.function.Predicate<AuditEntry> keep, int want) {
+                                  java.util.function.Predicate<AuditEntry> keep, int want, int pageSize) {
         Map<String, AttributeValue> all = new HashMap<>(values);
         all.put(":j", Attrs.s(jobId));
         Map<String, String> names = new HashMap<>();
@@ -116,7 +116,7 @@ public final class DynamoAuditLog implements AuditLog {
         for (int page = 0; page < JOB_READ_PAGES && out.size() < want; page++) {
             Map<String, AttributeValue> from = start;
             QueryRequest.Builder query = QueryRequest.builder().tableName(table).keyConditionExpression(condition)
-                    .expressionAttributeValues(all).scanIndexForward(false).limit(Math.max(Math.min(want, 1000), 100)).exclusiveStartKey(from);
+                    .expressionAttributeValues(all).scanIndexForward(false).limit(pageSize).exclusiveStartKey(from);
             if (!names.isEmpty()) {
                 query.expressionAttributeNames(names);
             }

@@ -52,7 +52,8 @@ async function api(method, path, body) {
   if (res.status === 401) {
     signOut('The token was refused (401): expired, or not for this service. Sign in again.');
   }
-  return { status: res.status, ok: res.ok, json };
+  // The server's clock (the Date header), to tell how old a time it reports is without trusting this machine's.
+  return { status: res.status, ok: res.ok, json, serverNow: Date.parse(res.headers.get('date') || '') || Date.now() };
 }
 
 function problem(r) {
@@ -247,6 +248,8 @@ async function job(tenant, jobId) {
   const value = (panel, id) => panel.querySelector(`#${id}`).value.trim();
   const notAllowed = operator ? null : el('p', { class: 'muted', id: 'cannot-act' }, `Your token's roles (${(claims().groups || []).join(', ') || 'none'}) cannot act on this job; a dry run is all a viewer may do.`);
 
+  // A replay whose sending instance died leaves the job REPLAYING (the ledger, the record or both): only a re-issue moves it.
+  const replaying = rec.status === 'REPLAYING' || r.json.ledgerState === 'REPLAYING';
   const actions = el('div', { class: 'actions' },
     actionCard('Acknowledge', 'Say you have seen it: the review clock stops asking for acknowledgement.',
       confirmed('Acknowledge', 'ack', [], act('POST', '/acknowledge', undefined, 'Acknowledge'), operator && !t.acknowledgedBy && rec.status === 'QUARANTINED')),
@@ -256,11 +259,14 @@ async function job(tenant, jobId) {
     actionCard('Note', 'Leave a note (scrubbed of secrets; audited).',
       confirmed('Add note', 'note', [el('label', { for: 'note-text' }, 'Note'), el('textarea', { id: 'note-text', rows: 3 })],
         (p) => act('POST', '/notes', { text: value(p, 'note-text') }, 'Note')(), operator)),
-    actionCard('Replay', 'A dry run says what a replay would do; a replay sends the job back with its next generation.',
+    actionCard('Replay', replaying
+      ? 'A replay of this job has not finished. If it has not reached a worker within the replay settle time (the instance sending it died, say), re-issue it; the service refuses while the replay may still be under way.'
+      : 'A dry run says what a replay would do; a replay sends the job back with its next generation.',
       el('div', {},
         el('button', { type: 'button', id: 'dry-run', class: 'secondary', onclick: act('POST', '/replay', { dryRun: true }, 'Dry run') }, 'Dry run'),
-        confirmed('Replay', 'replay', reasonField('replay-reason'), (p) => act('POST', '/replay', { dryRun: false, reason: value(p, 'replay-reason') }, 'Replay')(),
-          operator && rec.status === 'QUARANTINED'))),
+        confirmed(replaying ? 'Re-issue replay' : 'Replay', 'replay', reasonField('replay-reason'),
+          (p) => act('POST', '/replay', { dryRun: false, reason: value(p, 'replay-reason') }, 'Replay')(),
+          operator && (rec.status === 'QUARANTINED' || replaying)))),
     actionCard('Resolve', 'Discard it for good (its dead-letter copies are deleted).',
       confirmed('Resolve', 'resolve', reasonField('resolve-reason'), (p) => act('POST', '/resolve', { reason: value(p, 'resolve-reason') }, 'Resolve')(),
         operator && rec.status === 'QUARANTINED')));
@@ -320,18 +326,43 @@ function bulk() {
         const x = await api('POST', '/ops/replays', { ...selection(), dryRun: false });
         if (!x.ok) { say(problem(x), 'error'); return; }
         say(`Bulk replay ${x.json.id}: ${x.json.status}`, 'ok');
-        await follow(x.json.id, out);
+        // Its own page, which a reload or a colleague can open again.
+        location.hash = `#/bulk/${encodeURIComponent(x.json.id)}`;
       }, can('operator') && would > 0));
   });
   view.replaceChildren(el('h2', {}, 'Bulk replay'), el('p', {}, 'One tenant and one failure class at a time, canary first.'), form, out);
 }
 
+/** How long a running batch may go without its state moving before the page says its instance may have died. */
+const BULK_STALL_MS = 5 * 60_000;
+
+async function bulkBatch(id) {
+  const out = el('div', { 'aria-live': 'polite' });
+  view.replaceChildren(el('h2', {}, `Bulk replay ${id}`), out);
+  follow(id, out); // not awaited: the page is shown, and the loop ends when the batch does or the page changes
+}
+
 async function follow(id, out) {
+  const here = location.hash;
   for (;;) {
     const s = await api('GET', `/ops/replays/${encodeURIComponent(id)}`);
     if (!s.ok) { say(problem(s), 'error'); return; }
-    out.replaceChildren(el('p', { id: 'bulk-progress' }, `${s.json.status}: ${s.json.outcomes.length + (s.json.stepsOmitted || 0) + (s.json.notReplayedOmitted || 0)} of ${s.json.selected} done. ${s.json.detail || ''}`));
-    if (!['CANARY_RUNNING', 'WIDENING'].includes(s.json.status)) return;
+    const b = s.json;
+    const done = b.outcomes.length + (b.stepsOmitted || 0) + (b.notReplayedOmitted || 0);
+    const running = ['CANARY_RUNNING', 'WIDENING'].includes(b.status);
+    const still = running ? s.serverNow - Date.parse(b.updatedAt) : 0;
+    const lines = [el('p', { id: 'bulk-progress' }, `${b.status}: ${done} of ${b.selected} done. ${b.detail || ''}`),
+      el('p', { class: 'muted' }, `by ${b.actor}, tenant ${b.tenant}, ${b.failureClass}; started ${b.startedAt}, last moved ${b.updatedAt}`)];
+    const notReplayed = b.outcomes.filter((o) => o.outcome !== 'REPLAYED');
+    if (notReplayed.length) lines.push(table(['job', 'outcome'], notReplayed.map((o) => [o.jobId, o.outcome])));
+    if (running && still > BULK_STALL_MS) {
+      // Its instance keeps its state moving while it runs (the canary's wait included): one that stopped moving died.
+      lines.push(el('p', { id: 'bulk-stalled', class: 'error' }, `This batch has not moved for ${Math.round(still / 60_000)} minutes: the`
+        + ' instance running it has most likely died. The jobs it did not reach stay quarantined: a new bulk replay selects them'
+        + ' again (not the ones it replayed). A job it left REPLAYING is re-issued from its own page.'));
+    }
+    out.replaceChildren(...lines);
+    if (!running || still > BULK_STALL_MS || location.hash !== here) return;
     await new Promise((res) => setTimeout(res, 1000));
   }
 }
@@ -360,6 +391,7 @@ async function route() {
     if (parts[0] === 'list') await list(query || '');
     else if (parts[0] === 'job' && parts.length === 3) await job(parts[1], parts[2]);
     else if (parts[0] === 'job' && parts.length === 2) await job(null, parts[1]);
+    else if (parts[0] === 'bulk' && parts.length === 2) await bulkBatch(parts[1]);
     else if (parts[0] === 'bulk') bulk();
     else await overview();
     document.getElementById('main').focus();

@@ -1,5 +1,12 @@
 package io.poisonguard.flows;
 
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.ReplayEntry;
+import io.poisonguard.replay.BulkReplay;
+import java.time.Instant;
+import java.util.Optional;
 import io.poisonguard.example.permit.PermitReportHandler;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
@@ -67,6 +74,8 @@ class ConsoleBrowserTest extends FlowTest {
     PermitReportHandler handler;
     @Inject
     io.poisonguard.triage.EscalationCheck escalation;
+    @Inject
+    io.poisonguard.replay.BulkReplayStore bulkStore;
 
     @AfterEach
     void readerOff() {
@@ -106,9 +115,12 @@ class ConsoleBrowserTest extends FlowTest {
         Queues queues = queues();
         JobKey drill = new JobKey("t-drill", "drill-permit-1");
         JobKey late = new JobKey("t-late", "late-1");
+        JobKey stuck = new JobKey("t-drill", "stuck-permit-1");
         queues.send(Queues.permitV1("P-DRILL"), Queues.permitAttributes(drill.jobId(), drill.tenant(), 1));
         queues.send(Queues.permitV1("P-LATE"), Queues.permitAttributes(late.jobId(), late.tenant(), 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(drill).isPresent() && quarantine.find(late).isPresent());
+        queues.send(Queues.permitV1("P-STUCK"), Queues.permitAttributes(stuck.jobId(), stuck.tenant(), 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(drill).isPresent() && quarantine.find(late).isPresent()
+                && quarantine.find(stuck).isPresent());
 
         String viewer = Tokens.of("vic", "viewer");
         drill("viewer", viewer, "--job", drill.jobId(), "--tenant", drill.tenant());
@@ -125,6 +137,23 @@ class ConsoleBrowserTest extends FlowTest {
         queues.send(Queues.permitV1("P-STRAY"), Queues.permitAttributes("stray-c1", "no valid tenant!", 1));
         await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(new JobKey(null, "stray-c1")).isPresent());
         drill("tenantless", viewer, "--job", "stray-c1");
+
+        // A replay whose instance died after it marked the job: ledger and record say REPLAYING until it is re-issued.
+        LedgerRecord quarantined = ledger.find(stuck).orElseThrow();
+        ledger.write(quarantined.replayed(Instant.now()));
+        quarantine.updateStatus(stuck, QuarantineStatus.REPLAYING,
+                Optional.of(new ReplayEntry(quarantined.generation() + 1, Instant.now(), "olga", "its instance died mid-replay", null)));
+        await().atMost(Duration.ofSeconds(10)).until(() -> ledger.find(stuck).orElseThrow().updatedAt().isBefore(Instant.now().minusSeconds(2)));
+        drill("reissue", Tokens.of("olga", "operator"), "--job", stuck.jobId(), "--tenant", stuck.tenant());
+        await().atMost(Duration.ofSeconds(30)).until(() -> ledger.find(stuck).orElseThrow().state() == JobState.SUCCEEDED);
+
+        // A bulk replay whose instance died while it was widening: its state stopped moving ten minutes ago.
+        Instant now = Instant.now();
+        bulkStore.put(new BulkReplay("dead-batch-1", "olga", "release-27", "t-drill", FailureClass.PERMANENT, 3, BulkReplay.Status.WIDENING,
+                "c-1", "SUCCEEDED", List.of(new BulkReplay.Step("c-1", "REPLAYED", null)), now.minus(Duration.ofMinutes(20)),
+                now.minus(Duration.ofMinutes(10)), null, "", 0, 0));
+        drill("stalled", viewer, "--job", drill.jobId(), "--tenant", drill.tenant(), "--batch", "dead-batch-1");
+
         await().atMost(Duration.ofSeconds(20)).until(() -> escalations(late.jobId()) == 1);
         long passes = escalation.passes();
         await().atMost(Duration.ofSeconds(15)).until(() -> escalation.passes() >= passes + 3);
