@@ -22,13 +22,16 @@ import java.util.Set;
  * The operator API's outer rules. A production boot with the API on and no token verification key stops,
  * naming the keys (every call would be refused, silently). With {@code ops-api.enabled=false} every {@code /ops}
  * path answers 404. Every operator API answer carries {@code Cache-Control: no-store}: payloads and records
- * must not be kept by a browser or a proxy.
+ * must not be kept by a browser or a proxy; and a {@code Date} (the server's clock, which the console reads ages by).
  */
 @ApplicationScoped
 public class OpsGate {
     private static final Logger LOG = Logger.getLogger(OpsGate.class);
     static final String KEY_LOCATION = "mp.jwt.verify.publickey.location";
     static final String KEY_TEXT = "mp.jwt.verify.publickey";
+    /** HTTP's date format (IMF-fixdate). */
+    static final java.time.format.DateTimeFormatter HTTP_DATE = java.time.format.DateTimeFormatter
+            .ofPattern("EEE, dd MMM yyyy HH:mm:ss 'GMT'", java.util.Locale.US).withZone(java.time.ZoneOffset.UTC);
 
     private final boolean enabled;
 
@@ -64,6 +67,11 @@ public class OpsGate {
     public void noStore(ContainerRequestContext request, ContainerResponseContext response) {
         if (isOps(request.getUriInfo().getPath())) {
             response.getHeaders().putSingle(HttpHeaders.CACHE_CONTROL, "no-store");
+            // The server's clock, which HTTP asks an origin server to send and the server does not by itself: the console
+            // tells how long ago something happened by it, not by the clock of the machine it runs on.
+            if (!response.getHeaders().containsKey(HttpHeaders.DATE)) {
+                response.getHeaders().putSingle(HttpHeaders.DATE, HTTP_DATE.format(java.time.Instant.now()));
+            }
         }
     }
 

@@ -219,7 +219,7 @@ public class OpsResource {
         view.put("record", record);
         view.put("triageState", record.triageState().name());
         view.put("ledgerState", ledger.findOwn(key).map(r -> r.state().name()).orElse(null));
-        view.put("audit", audit.forTenantsJob(key.tenant(), jobId, 100).stream().filter(visible()).toList());
+        view.put("audit", audit.forTenantsJob(java.util.Collections.singletonList(key.tenant()), jobId, 100).stream().filter(visible()).toList());
         return view;
     }
 
@@ -380,10 +380,10 @@ public class OpsResource {
             if (!scope.permits(null)) {
                 throw new Problem(403, "Forbidden", "a job of no tenant is reached with a token of every tenant only", null);
             }
-            return audit.forTenantsJob(null, jobId, limit);
+            return audit.forTenantsJob(java.util.Collections.singletonList(null), jobId, limit);
         }
         if (tenant != null && !tenant.isEmpty()) {
-            return audit.forTenantsJob(inScope(tenant), jobId, limit);
+            return audit.forTenantsJob(List.of(inScope(tenant)), jobId, limit);
         }
         if (scope.everyTenant()) {
             return audit.forJob(jobId, visible(), limit);
@@ -391,12 +391,7 @@ public class OpsResource {
         if (scope.tenants().size() > JOB_AUDIT_TENANTS) {
             throw Problem.badRequest("this token covers " + scope.tenants().size() + " tenants; name one with ?tenant= to read a job's audit entries");
         }
-        List<AuditEntry> all = new java.util.ArrayList<>();
-        for (String t : scope.tenants()) {
-            all.addAll(audit.forTenantsJob(t, jobId, limit));
-        }
-        all.sort(java.util.Comparator.comparing(AuditEntry::at));
-        return all.subList(Math.max(0, all.size() - limit), all.size());
+        return audit.forTenantsJob(scope.tenants(), jobId, limit);
     }
 
     /** The entries the caller's token may see: of its tenants, and those on no tenant only for a token of every tenant. */

@@ -22,10 +22,11 @@ public interface AuditLog {
     List<AuditEntry> forJob(String jobId, java.util.function.Predicate<AuditEntry> keep, int limit);
 
     /**
-     * One tenant's job's newest {@code limit} entries, oldest first ({@code tenant} null: the job of no tenant). Read
-     * as that job's own, so no other tenant's entries under the same job id, however many, can push them out.
+     * The newest {@code limit} entries, oldest first, of the jobs with this id of {@code tenants} (a null member: the
+     * job of no tenant). Each is read as that job's own, so no other tenant's entries under the same job id, however
+     * many, can push them out (only entries written by a release before tenant-scoped keys are read by id and filtered).
      */
-    List<AuditEntry> forTenantsJob(String tenant, String jobId, int limit);
+    List<AuditEntry> forTenantsJob(java.util.Collection<String> tenants, String jobId, int limit);
 
     /**
      * The newest entries, newest first, one page at a time: of one tenant when {@code tenant} is given

@@ -24,8 +24,8 @@ import java.util.UUID;
 /**
  * The audit trail in DynamoDB: partition jobId, sort key {@code t:<tenant>#<instant>#<nonce>} (the instant in a fixed
  * width, so keys sort by time within a tenant; {@code -} for no tenant), so one tenant's entries of a job id are read
- * by a key condition, whatever other tenants wrote under the same id. Entries written before 2026-12-06 have the sort
- * key {@code <instant>#<nonce>} and are read beside them, filtered by tenant. Each entry is put with
+ * by a key condition, whatever other tenants wrote under the same id. Entries written by releases before this format
+ * have the sort key {@code <instant>#<nonce>} (below every {@code t:} key) and are read beside them, filtered by tenant. Each entry is put with
  * attribute_not_exists, so nothing overwrites an earlier entry. Two indexes serve the listings: {@value #BY_TENANT}
  * (tenant, atMillis) for one tenant's entries and {@value #BY_DAY} (UTC day, atMillis) for all of them; entries on
  * no tenant carry the tenant {@value #NO_TENANT}.
@@ -77,53 +77,74 @@ public final class DynamoAuditLog implements AuditLog {
 
     @Override
     public List<AuditEntry> forJob(String jobId, java.util.function.Predicate<AuditEntry> keep, int limit) {
-        // Every tenant's entries under the id: keys sort by tenant first, so read them all (at most JOB_READ_PAGES pages,
-        // so a crowded id cannot make one view read without end) and keep the newest.
-        return newest(read(jobId, "jobId = :j", Map.of(), null, keep, Integer.MAX_VALUE, Math.max(limit, 100)), limit);
+        // Keys sort by tenant, then time: walk the tenants' key ranges from the highest down, each read newest first
+        // (two small queries per tenant using the id), then the keys from before they were scoped.
+        int pageSize = Math.max(limit, 100);
+        List<AuditEntry> entries = new ArrayList<>();
+        String below = null;
+        for (int tenants = 0; tenants < TENANTS_PER_ID; tenants++) {
+            Optional<String> scope = highestScope(jobId, below);
+            if (scope.isEmpty()) {
+                break;
+            }
+            entries.addAll(read(jobId, "jobId = :j AND begins_with(#a, :p)", Map.of(":p", Attrs.s(scope.get())), keep, limit, pageSize));
+            below = scope.get();
+        }
+        entries.addAll(read(jobId, "jobId = :j AND #a < :p", Map.of(":p", Attrs.s(SCOPED)), keep, limit, pageSize));
+        return newest(entries, limit);
+    }
+
+    /** The scope (key prefix) of the highest tenant-scoped key of the id below {@code below} (null: of all). */
+    private Optional<String> highestScope(String jobId, String below) {
+        Map<String, AttributeValue> values = new HashMap<>(Map.of(":j", Attrs.s(jobId), ":p", Attrs.s(SCOPED)));
+        if (below != null) {
+            // No key equals a scope itself (a key goes on past it), so the inclusive bound leaves that tenant out.
+            values.put(":b", Attrs.s(below));
+        }
+        QueryResponse r = Unavailability.read(STORE, () -> dynamo.query(QueryRequest.builder().tableName(table)
+                .keyConditionExpression(below == null ? "jobId = :j AND #a >= :p" : "jobId = :j AND #a BETWEEN :p AND :b")
+                .expressionAttributeNames(Map.of("#a", "at")).expressionAttributeValues(values).projectionExpression("#a")
+                .scanIndexForward(false).limit(1).build()));
+        if (r.items().isEmpty()) {
+            return Optional.empty();
+        }
+        String key = Attrs.str(r.items().get(0), "at");
+        int end = key.indexOf('#', SCOPED.length());
+        return end < 0 ? Optional.empty() : Optional.of(key.substring(0, end + 1));
     }
 
     @Override
-    public List<AuditEntry> forTenantsJob(String tenant, String jobId, int limit) {
-        String scope = scope(tenant);
-        List<AuditEntry> entries = new ArrayList<>(read(jobId, "jobId = :j AND begins_with(#a, :p)", Map.of(":p", Attrs.s(scope)),
-                null, e -> true, limit, Math.max(limit, 100)));
-        if (entries.size() < limit) {
-            // Entries from before tenant-scoped keys (a sort key that starts with the instant, below every "t:" key).
-            entries.addAll(read(jobId, "jobId = :j AND #a < :p", Map.of(":p", Attrs.s(SCOPED)),
-                    tenant == null ? NO_TENANT : tenant, e -> true, limit - entries.size(), Math.max(limit, 100)));
+    public List<AuditEntry> forTenantsJob(java.util.Collection<String> tenants, String jobId, int limit) {
+        int pageSize = Math.max(limit, 100);
+        List<AuditEntry> entries = new ArrayList<>();
+        java.util.Set<String> named = new java.util.HashSet<>();
+        for (String tenant : tenants) {
+            named.add(tenant == null ? NO_TENANT : tenant);
+            entries.addAll(read(jobId, "jobId = :j AND begins_with(#a, :p)", Map.of(":p", Attrs.s(scope(tenant))), e -> true, limit, pageSize));
         }
+        // Keys from before tenant-scoped ones (starting with the instant, below every "t:" key): read once, these tenants'
+        // kept. Read even when the scoped ones fill the limit: an older release still running writes such keys.
+        entries.addAll(read(jobId, "jobId = :j AND #a < :p", Map.of(":p", Attrs.s(SCOPED)),
+                e -> named.contains(e.tenant() == null ? NO_TENANT : e.tenant()), limit, pageSize));
         return newest(entries, limit);
     }
 
     /**
      * Reads one job id's entries newest key first, at most {@code want} that {@code keep} accepts and
-     * {@link #JOB_READ_PAGES} pages of {@code pageSize}; {@code tenant}, when given, filtered on the table's side.
+     * {@link #JOB_READ_PAGES} pages of {@code pageSize}.
      */
-    private List<AuditEntry> read(String jobId, String condition, Map<String, AttributeValue> values, String tenant,
+    private List<AuditEntry> read(String jobId, String condition, Map<String, AttributeValue> values,
                                   java.util.function.Predicate<AuditEntry> keep, int want, int pageSize) {
         Map<String, AttributeValue> all = new HashMap<>(values);
         all.put(":j", Attrs.s(jobId));
-        Map<String, String> names = new HashMap<>();
-        if (condition.contains("#a")) {
-            names.put("#a", "at");
-        }
-        if (tenant != null) {
-            all.put(":t", Attrs.s(tenant));
-            names.put("#t", "tenant");
-        }
         List<AuditEntry> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         for (int page = 0; page < JOB_READ_PAGES && out.size() < want; page++) {
             Map<String, AttributeValue> from = start;
-            QueryRequest.Builder query = QueryRequest.builder().tableName(table).keyConditionExpression(condition)
-                    .expressionAttributeValues(all).scanIndexForward(false).limit(pageSize).exclusiveStartKey(from);
-            if (!names.isEmpty()) {
-                query.expressionAttributeNames(names);
-            }
-            if (tenant != null) {
-                query.filterExpression("#t = :t");
-            }
-            QueryResponse r = Unavailability.read(STORE, () -> dynamo.query(query.build()));
+            QueryRequest query = QueryRequest.builder().tableName(table).keyConditionExpression(condition)
+                    .expressionAttributeNames(Map.of("#a", "at")).expressionAttributeValues(all).scanIndexForward(false).limit(pageSize)
+                    .exclusiveStartKey(from).build();
+            QueryResponse r = Unavailability.read(STORE, () -> dynamo.query(query));
             for (Map<String, AttributeValue> item : r.items()) {
                 AuditEntry e = decode(item);
                 if (keep.test(e) && out.size() < want) {
@@ -158,8 +179,10 @@ public final class DynamoAuditLog implements AuditLog {
         return SCOPED + (tenant == null ? NO_TENANT : tenant) + "#";
     }
 
-    /** How many pages of one job id's entries a view reads at most looking for the ones it keeps. */
+    /** How many pages of one key range of a job id a view reads at most looking for the ones it keeps. */
     private static final int JOB_READ_PAGES = 10;
+    /** How many tenants' entries under one job id a view across tenants reads at most. */
+    static final int TENANTS_PER_ID = 50;
 
     @Override
     public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {

@@ -248,8 +248,11 @@ async function job(tenant, jobId) {
   const value = (panel, id) => panel.querySelector(`#${id}`).value.trim();
   const notAllowed = operator ? null : el('p', { class: 'muted', id: 'cannot-act' }, `Your token's roles (${(claims().groups || []).join(', ') || 'none'}) cannot act on this job; a dry run is all a viewer may do.`);
 
-  // A replay whose sending instance died leaves the job REPLAYING (the ledger, the record or both): only a re-issue moves it.
-  const replaying = rec.status === 'REPLAYING' || r.json.ledgerState === 'REPLAYING';
+  // A replay whose sending instance died leaves the ledger REPLAYING: only a re-issue moves it. A record left REPLAYING
+  // over a ledger still QUARANTINED (it died before the ledger's move) replays as usual.
+  const ledgerState = r.json.ledgerState;
+  const replaying = ledgerState === 'REPLAYING';
+  const replayable = replaying || rec.status === 'QUARANTINED' || (rec.status === 'REPLAYING' && ledgerState === 'QUARANTINED');
   const actions = el('div', { class: 'actions' },
     actionCard('Acknowledge', 'Say you have seen it: the review clock stops asking for acknowledgement.',
       confirmed('Acknowledge', 'ack', [], act('POST', '/acknowledge', undefined, 'Acknowledge'), operator && !t.acknowledgedBy && rec.status === 'QUARANTINED')),
@@ -266,7 +269,7 @@ async function job(tenant, jobId) {
         el('button', { type: 'button', id: 'dry-run', class: 'secondary', onclick: act('POST', '/replay', { dryRun: true }, 'Dry run') }, 'Dry run'),
         confirmed(replaying ? 'Re-issue replay' : 'Replay', 'replay', reasonField('replay-reason'),
           (p) => act('POST', '/replay', { dryRun: false, reason: value(p, 'replay-reason') }, 'Replay')(),
-          operator && (rec.status === 'QUARANTINED' || replaying)))),
+          operator && replayable))),
     actionCard('Resolve', 'Discard it for good (its dead-letter copies are deleted).',
       confirmed('Resolve', 'resolve', reasonField('resolve-reason'), (p) => act('POST', '/resolve', { reason: value(p, 'resolve-reason') }, 'Resolve')(),
         operator && rec.status === 'QUARANTINED')));
@@ -325,8 +328,7 @@ function bulk() {
       confirmed('Replay these', 'bulk-go', [], async () => {
         const x = await api('POST', '/ops/replays', { ...selection(), dryRun: false });
         if (!x.ok) { say(problem(x), 'error'); return; }
-        say(`Bulk replay ${x.json.id}: ${x.json.status}`, 'ok');
-        // Its own page, which a reload or a colleague can open again.
+        // Its own page (which a reload or a colleague can open again) shows how it goes from here.
         location.hash = `#/bulk/${encodeURIComponent(x.json.id)}`;
       }, can('operator') && would > 0));
   });
@@ -343,27 +345,42 @@ async function bulkBatch(id) {
 }
 
 async function follow(id, out) {
-  const here = location.hash;
-  for (;;) {
-    const s = await api('GET', `/ops/replays/${encodeURIComponent(id)}`);
-    if (!s.ok) { say(problem(s), 'error'); return; }
-    const b = s.json;
-    const done = b.outcomes.length + (b.stepsOmitted || 0) + (b.notReplayedOmitted || 0);
-    const running = ['CANARY_RUNNING', 'WIDENING'].includes(b.status);
-    const still = running ? s.serverNow - Date.parse(b.updatedAt) : 0;
-    const lines = [el('p', { id: 'bulk-progress' }, `${b.status}: ${done} of ${b.selected} done. ${b.detail || ''}`),
-      el('p', { class: 'muted' }, `by ${b.actor}, tenant ${b.tenant}, ${b.failureClass}; started ${b.startedAt}, last moved ${b.updatedAt}`)];
-    const notReplayed = b.outcomes.filter((o) => o.outcome !== 'REPLAYED');
-    if (notReplayed.length) lines.push(table(['job', 'outcome'], notReplayed.map((o) => [o.jobId, o.outcome])));
-    if (running && still > BULK_STALL_MS) {
-      // Its instance keeps its state moving while it runs (the canary's wait included): one that stopped moving died.
-      lines.push(el('p', { id: 'bulk-stalled', class: 'error' }, `This batch has not moved for ${Math.round(still / 60_000)} minutes: the`
-        + ' instance running it has most likely died. The jobs it did not reach stay quarantined: a new bulk replay selects them'
-        + ' again (not the ones it replayed). A job it left REPLAYING is re-issued from its own page.'));
+  // Ends when the batch does or its page is left (its element is no longer in the document).
+  while (out.isConnected) {
+    let wait = 1000;
+    try {
+      const s = await api('GET', `/ops/replays/${encodeURIComponent(id)}`);
+      if (!out.isConnected) return;
+      if (!s.ok) {
+        out.replaceChildren(el('p', { class: 'error' }, problem(s)));
+        if (s.status === 404 || s.status === 403 || s.status === 401) return;
+        wait = 5000;
+      } else {
+        const b = s.json;
+        const done = b.outcomes.length + (b.stepsOmitted || 0) + (b.notReplayedOmitted || 0);
+        const running = ['CANARY_RUNNING', 'WIDENING'].includes(b.status);
+        const still = running ? s.serverNow - Date.parse(b.updatedAt) : 0;
+        const lines = [el('p', { id: 'bulk-progress' }, `${b.status}: ${done} of ${b.selected} done. ${b.detail || ''}`),
+          el('p', { class: 'muted' }, `by ${b.actor}, tenant ${b.tenant}, ${b.failureClass}; started ${b.startedAt}, last moved ${b.updatedAt}`)];
+        const notReplayed = b.outcomes.filter((o) => o.outcome !== 'REPLAYED');
+        if (notReplayed.length) lines.push(table(['job', 'outcome'], notReplayed.map((o) => [o.jobId, o.outcome])));
+        if (running && still > BULK_STALL_MS) {
+          // Its instance keeps its state moving while it runs (the canary's wait included): one that stopped moving died.
+          // Still looked at now and then, in case it was only its progress writes that failed for a while.
+          lines.push(el('p', { id: 'bulk-stalled', class: 'error' }, `This batch has not moved for ${Math.round(still / 60_000)} minutes: the`
+            + ' instance running it has most likely died. The jobs it did not reach stay quarantined: a new bulk replay selects them'
+            + ' again (not the ones it replayed). A job it left REPLAYING is re-issued from its own page.'));
+          wait = 30_000;
+        }
+        out.replaceChildren(...lines);
+        if (!running) return;
+      }
+    } catch (e) {
+      if (!out.isConnected) return;
+      out.replaceChildren(el('p', { class: 'error' }, `The batch's state could not be read (${e.message}); trying again.`));
+      wait = 5000;
     }
-    out.replaceChildren(...lines);
-    if (!running || still > BULK_STALL_MS || location.hash !== here) return;
-    await new Promise((res) => setTimeout(res, 1000));
+    await new Promise((res) => setTimeout(res, wait));
   }
 }
 

@@ -114,12 +114,32 @@ class AuditListingTest {
         audit.append(new AuditEntry(job, "tenant-a", NOW.minus(Duration.ofHours(1)), "olga", AuditAction.NOTE, "new", "test", null, null, "NOTED", null));
         audit.append(new AuditEntry(job, null, NOW.minus(Duration.ofHours(2)), "root", AuditAction.NOTE, "none's", "test", null, null, "NOTED", null));
 
-        assertEquals(List.of("old 0", "old 1", "old 2", "new"), audit.forTenantsJob("tenant-a", job, 10).stream().map(AuditEntry::reason).toList());
-        assertEquals(List.of("old 2", "new"), audit.forTenantsJob("tenant-a", job, 2).stream().map(AuditEntry::reason).toList(), "the newest two");
-        assertEquals(List.of("b's"), audit.forTenantsJob("tenant-b", job, 10).stream().map(AuditEntry::reason).toList());
-        assertEquals(List.of("none's"), audit.forTenantsJob(null, job, 10).stream().map(AuditEntry::reason).toList());
+        assertEquals(List.of("old 0", "old 1", "old 2", "new"), audit.forTenantsJob(List.of("tenant-a"), job, 10).stream().map(AuditEntry::reason).toList());
+        assertEquals(List.of("old 2", "new"), audit.forTenantsJob(List.of("tenant-a"), job, 2).stream().map(AuditEntry::reason).toList(), "the newest two");
+        assertEquals(List.of("b's"), audit.forTenantsJob(List.of("tenant-b"), job, 10).stream().map(AuditEntry::reason).toList());
+        assertEquals(List.of("none's"), audit.forTenantsJob(java.util.Collections.singletonList(null), job, 10).stream().map(AuditEntry::reason).toList());
+        assertEquals(List.of("old 0", "old 1", "b's", "old 2", "new"),
+                audit.forTenantsJob(List.of("tenant-a", "tenant-b"), job, 10).stream().map(AuditEntry::reason).toList(), "two tenants' at once");
         assertEquals(List.of("old 0", "old 1", "b's", "old 2", "none's", "new"), audit.forJob(job, 10).stream().map(AuditEntry::reason).toList(),
                 "every tenant's, oldest first");
+    }
+
+    /**
+     * Across tenants the newest entries are the newest whatever tenant wrote them: keys sort by tenant first, and a
+     * tenant whose name sorts last with over a thousand entries under the id must not hide another's newest one.
+     */
+    @Test
+    void theViewAcrossTenantsShowsTheNewestEntriesWhicheverTenantWroteThem() {
+        String job = "crowd-" + UUID.randomUUID().toString().substring(0, 6);
+        for (int i = 0; i < 1_050; i++) {
+            audit.append(new AuditEntry(job, "zeta", NOW.minus(Duration.ofHours(3)).plusSeconds(i), "zed", AuditAction.NOTE, "z" + i, "test",
+                    null, null, "NOTED", null));
+        }
+        audit.append(new AuditEntry(job, "acme", NOW.minus(Duration.ofHours(1)), "al", AuditAction.NOTE, "acme's newest", "test", null, null, "NOTED", null));
+        audit.append(new AuditEntry(job, null, NOW.minus(Duration.ofHours(2)), "root", AuditAction.NOTE, "none's", "test", null, null, "NOTED", null));
+
+        assertEquals(List.of("z1048", "z1049", "none's", "acme's newest"), audit.forJob(job, 4).stream().map(AuditEntry::reason).toList());
+        assertEquals(List.of("acme's newest"), audit.forTenantsJob(List.of("acme"), job, 4).stream().map(AuditEntry::reason).toList());
     }
 
     @Test

@@ -105,7 +105,7 @@ class StoreOutageTest {
         calls.put("DynamoAuditLog.append", () -> audit.append(new AuditEntry("job-1", "acme", now, "olga", AuditAction.RESOLVE, "why",
                 "test", 1, 1, "RESOLVED", null)));
         calls.put("DynamoAuditLog.forJob", () -> audit.forJob("job-1", 10));
-        calls.put("DynamoAuditLog.forTenantsJob", () -> audit.forTenantsJob("t", "job-1", 10));
+        calls.put("DynamoAuditLog.forTenantsJob", () -> audit.forTenantsJob(List.of("t"), "job-1", 10));
         calls.put("DynamoAuditLog.recent of a tenant", () -> audit.recent(Optional.of("acme"), 10, Optional.empty()));
         calls.put("DynamoAuditLog.recent across tenants", () -> audit.recent(10));
         calls.put("DynamoTenantDirectory.find", () -> tenants.find("acme"));
