@@ -273,15 +273,22 @@ public class AttemptStage {
         // The lease (and the copy's visibility) stay renewed while the handler is waited for: however the grace compares
         // with a lease, no other worker takes the job while its cut-off handler may still run here.
         a.running().renewUntil(clock.instant().plus(grace).plus(config.consumer().heartbeatInterval()));
+        // An interrupt already set on this thread (the attempt was given back because this thread was interrupted) would end
+        // the wait at once and call a handler stuck that merely had not unwound yet: set aside for the wait, then restored.
+        boolean interrupted = Thread.interrupted();
+        boolean stopped;
         try {
-            if (a.handlerThread().join(grace)) {
-                return a;
-            }
+            stopped = a.handlerThread().join(grace);
         } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
-            if (timedOut || !a.handlerThread().isAlive()) {
-                return a;
+            interrupted = true;
+            stopped = timedOut || !a.handlerThread().isAlive();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
             }
+        }
+        if (stopped) {
+            return a;
         }
         health.stuck(a.running().record().jobId(), a.running().record().attempt());
         return a.withResult(timedOut ? new AttemptResult.TimedOut(((AttemptResult.TimedOut) a.result()).deadline(), true)
