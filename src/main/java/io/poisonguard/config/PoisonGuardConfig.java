@@ -271,8 +271,9 @@ public interface PoisonGuardConfig {
         Map<String, Duration> deadlines();
 
         /**
-         * How long an interrupted handler has to stop. A thread still running after it is stuck for
-         * good: the worker reports itself not live, so its orchestrator replaces it.
+         * How long a handler interrupted at its deadline has to stop. A thread still running after it is stuck for
+         * good: the worker reports itself not live, so its orchestrator replaces it. (One interrupted at shutdown has
+         * 200 ms: the shutdown grace is spent by then.)
          */
         @WithDefault("10s")
         Duration stopGrace();

@@ -178,7 +178,9 @@ public class IntakeStage {
                 // before its attempt is written until its outcome is: another copy whose write comes back first must not
                 // run ahead of it. Taken only for a copy that is to run, and given back if it does not (below).
                 if (intake instanceof Intake.Run && slot.alone() && !alone && !turn.claim()) {
-                    intake = decisions.intake(current, rejection, generation, now, worker, new Decisions.Lane(false, slot.othersInFlight()), random);
+                    // The slot is still the previous job's (its end a moment away): one other in flight.
+                    intake = decisions.intake(current, rejection, generation, now, worker,
+                            new Decisions.Lane(false, Math.max(1, slot.othersInFlight())), random);
                 }
                 switch (intake) {
                     case Intake.StaleGeneration stale -> {

@@ -113,7 +113,8 @@ public class IsolationLane {
                         suspects.decrementAndGet();
                     }
                 }
-                return got ? Optional.of(new Slot(fit(), lock.writeLock(), 0, waited)) : Optional.empty();
+                // With a stuck handler still running, the suspect is not alone: one other in flight, as its record says.
+                return got ? Optional.of(new Slot(fit(), lock.writeLock(), fit() ? 0 : 1, waited)) : Optional.empty();
             }
             boolean waited = false;
             if (!lock.readLock().tryLock(0, TimeUnit.NANOSECONDS)) {
@@ -125,7 +126,8 @@ public class IsolationLane {
             int others = Math.max(0, lock.getReadLockCount() - 1);
             // Room for one job still holds the reserve's prefetched copies, each with its attempt written: a copy is
             // alone only when nothing else is in the lane as it comes in.
-            return Optional.of(new Slot(soloWorker && others == 0 && fit(), lock.readLock(), others, waited));
+            boolean fit = fit();
+            return Optional.of(new Slot(soloWorker && others == 0 && fit, lock.readLock(), fit ? others : Math.max(1, others), waited));
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
             return Optional.empty();

@@ -99,7 +99,16 @@ public class JobProcessor {
             attempted = attempts.afterHandler(attempted);
             // A handler cut off (at its deadline, or at shutdown) is given time to stop before the outcome frees the job.
             attempted = attempts.awaitCutOffStop(attempted);
-            outcomes.settle(attempted);
+            // The SDK starts no call from an interrupted thread: an interrupt (what gave the attempt back) waits until
+            // the outcome is written.
+            boolean interrupted = Thread.interrupted();
+            try {
+                outcomes.settle(attempted);
+            } finally {
+                if (interrupted) {
+                    Thread.currentThread().interrupt();
+                }
+            }
         }
     }
 

@@ -34,6 +34,7 @@ public class AloneStartHeldLedger implements LedgerStore {
     private final AtomicBoolean armed = new AtomicBoolean();
     private final CountDownLatch otherStartLanded = new CountDownLatch(1);
     private final CountDownLatch aloneStartLanded = new CountDownLatch(1);
+    private final CountDownLatch aloneStartHeld = new CountDownLatch(1);
     private volatile boolean overtaken;
 
     public AloneStartHeldLedger(DynamoDbClient dynamo, Names names, Clock clock, PoisonGuardConfig config) {
@@ -49,6 +50,11 @@ public class AloneStartHeldLedger implements LedgerStore {
     /** Whether the held start landed after another job's start (the order the test needs happened). */
     boolean overtaken() {
         return overtaken;
+    }
+
+    /** Waits up to {@code wait} for a start recorded as running alone to be held; false if none came. */
+    boolean awaitHeld(Duration wait) throws InterruptedException {
+        return aloneStartHeld.await(wait.toMillis(), TimeUnit.MILLISECONDS);
     }
 
     /** Waits up to {@code wait} for the held start to land; false if it has not. */
@@ -67,6 +73,7 @@ public class AloneStartHeldLedger implements LedgerStore {
         boolean start = next.state() == JobState.ACTIVE && entry != null && entry.outcome() == AttemptOutcome.RUNNING;
         boolean held = start && entry.isolated() && armed.compareAndSet(true, false);
         if (held) {
+            aloneStartHeld.countDown();
             try {
                 overtaken = otherStartLanded.await(10, TimeUnit.SECONDS);
             } catch (InterruptedException e) {

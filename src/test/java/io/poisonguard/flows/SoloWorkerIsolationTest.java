@@ -48,7 +48,7 @@ class SoloWorkerIsolationTest extends FlowTest {
     AloneStartHeldLedger held;
 
     @Test
-    void noHandlerRunsBesideAnAttemptRecordedAsRunningAlone() {
+    void noHandlerRunsBesideAnAttemptRecordedAsRunningAlone() throws Exception {
         List<String> jobs = List.of("solo-a", "solo-b", "solo-c");
         List<String> besideAlone = Collections.synchronizedList(new ArrayList<>());
         handler.atStart(jobId -> {
@@ -68,7 +68,10 @@ class SoloWorkerIsolationTest extends FlowTest {
         });
         try {
             held.arm();
-            jobs.forEach(job -> queues().send("ok", ScriptedHandler.attributes(job)));
+            // The first alone into the empty lane (recorded alone, its write held), then the others, taken in beside it.
+            queues().send("ok", ScriptedHandler.attributes(jobs.get(0)));
+            assertTrue(held.awaitHeld(Duration.ofSeconds(30)), "the first job was not recorded as running alone");
+            jobs.subList(1, jobs.size()).forEach(job -> queues().send("ok", ScriptedHandler.attributes(job)));
 
             await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
                     .allMatch(job -> ledger.findOwn(JobKey.of("tenant-s", job)).filter(r -> r.state() == JobState.SUCCEEDED).isPresent()));
