@@ -75,10 +75,10 @@ public final class Preflight {
             return reject("body-too-large", "body is " + wireBytes + " bytes, the limit is " + limits.maxBodyBytes(), early);
         }
 
-        long sqsBytes = WireSize.of(m);
+        long sqsBytes = WireSize.ofCopied(m);
         if (sqsBytes + WireSize.DEAD_LETTER_ADDITIONS > WireSize.SQS_MAX_MESSAGE_BYTES) {
             // Every admitted message's dead-letter copy must fit SQS whole; one that cannot is refused now, by name.
-            return reject("too-large-for-dead-letter", "message is " + sqsBytes + " bytes as SQS counts it; with the "
+            return reject("too-large-for-dead-letter", "message is " + sqsBytes + " bytes as SQS counts it (less any job-id); with the "
                     + WireSize.DEAD_LETTER_ADDITIONS + " bytes a dead-letter copy may add it would pass SQS's limit of "
                     + WireSize.SQS_MAX_MESSAGE_BYTES, early);
         }

@@ -59,7 +59,22 @@ public final class WireSize {
 
     /** Whether a dead-letter copy of {@code m}, with every attribute kept, fits whatever quarantine adds. */
     public static boolean deadLetterCopyFits(InboundMessage m) {
-        return of(m) + DEAD_LETTER_ADDITIONS <= SQS_MAX_MESSAGE_BYTES;
+        return ofCopied(m) + DEAD_LETTER_ADDITIONS <= SQS_MAX_MESSAGE_BYTES;
+    }
+
+    /**
+     * What a dead-letter copy carries over of {@code m}, as SQS counts it: all of it but its {@code job-id} (the copy's
+     * own, counted in {@link #DEAD_LETTER_ADDITIONS}, replaces it) and its {@code dead-letter-returns} (not copied). So
+     * a copy the dead-letter intake gave back to the main queue, which gains both, is admitted as it was the first time.
+     */
+    public static long ofCopied(InboundMessage m) {
+        Map<String, MessageAttribute> kept = m.attributes();
+        if (kept.containsKey(WireAttributes.JOB_ID) || kept.containsKey(WireAttributes.DEAD_LETTER_RETURNS)) {
+            kept = new java.util.HashMap<>(kept);
+            kept.remove(WireAttributes.JOB_ID);
+            kept.remove(WireAttributes.DEAD_LETTER_RETURNS);
+        }
+        return of(m.body(), kept);
     }
 
     /**

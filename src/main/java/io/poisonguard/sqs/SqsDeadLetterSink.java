@@ -54,6 +54,9 @@ public class SqsDeadLetterSink implements DeadLetterSink {
         // The wire contract's attributes first (a replay needs every one of them), then the producer's own.
         // The generation is kept when there is room: a copy moved back to the main queue is then seen as the
         // generation it is.
-        return WireAttributes.fitted(attrs, original.attributes());
+        // Not the count of returns from the dead-letter queue: it means nothing on a quarantined copy (a replay drops it too).
+        Map<String, MessageAttribute> originals = new LinkedHashMap<>(original.attributes());
+        originals.remove(WireAttributes.DEAD_LETTER_RETURNS);
+        return WireAttributes.fitted(attrs, originals);
     }
 }

@@ -300,6 +300,23 @@ class PreflightTest {
         assertEquals("too-large-for-dead-letter", assertInstanceOf(Verdict.Rejected.class, wide.check(withTrace.build())).reason());
     }
 
+    /**
+     * A copy the redrive backstop moved to the dead-letter queue goes back to the main queue with its job id and the count
+     * of its returns added (DeadLetterIntake.giveBack). Neither grows what its dead-letter copy would be (that copy
+     * carries a job id of its own, counted in the additions, and not the count), so a message admitted before is
+     * admitted again. Before, one within those bytes of the limit was refused as too large for a dead-letter copy: a
+     * healthy job quarantined for having been given back.
+     */
+    @Test
+    void aCopyGivenBackFromTheDeadLetterQueueIsAdmittedAsItWasBefore() {
+        long limit = WireSize.SQS_MAX_MESSAGE_BYTES - WireSize.DEAD_LETTER_ADDITIONS;
+        assertInstanceOf(Verdict.Admitted.class, wide.check(sizedTo(limit).build()));
+
+        Messages givenBack = sizedTo(limit).with(WireAttributes.JOB_ID, "0f8e3c2a-1b7d-4c55-9e21-6a4f0d9b8c71")
+                .with(WireAttributes.DEAD_LETTER_RETURNS, "1/7");
+        assertInstanceOf(Verdict.Admitted.class, wide.check(givenBack.build()));
+    }
+
     @Test
     void wireSizeCountsTheBodyAndEachAttributesNameTypeAndValueInUtf8() {
         java.util.Map<String, MessageAttribute> attrs = java.util.Map.of(
