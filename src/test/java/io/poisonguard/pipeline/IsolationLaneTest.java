@@ -198,9 +198,9 @@ class IsolationLaneTest {
     void inAWorkerWithRoomForOneJobACopyTakenInBesideAnotherIsNotAlone() {
         IsolationLane lane = lane(1);
         Job first = new Job(lane, false, LONG_WAIT);
-        Job prefetched = new Job(lane, false, LONG_WAIT);
-
         IsolationLane.Slot running = first.slot().orElseThrow();
+        // The second copy comes in only once the first is in: on their own threads either could enter first.
+        Job prefetched = new Job(lane, false, LONG_WAIT);
         IsolationLane.Slot waiting = prefetched.slot().orElseThrow();
 
         assertTrue(running.alone(), "nothing else was in the lane when it came in");
