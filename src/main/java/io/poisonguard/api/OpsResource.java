@@ -320,7 +320,7 @@ public class OpsResource {
             throw Problem.badRequest("a bulk replay names one tenant and one failureClass: its canary answers for exactly those");
         }
         BulkRequest selection = new BulkRequest(inScope(request.tenant()), failureClass(request.failureClass()),
-                Optional.ofNullable(request.jobType()), limit, request.reason() == null ? "" : request.reason());
+                Optional.ofNullable(request.jobType()), limit, io.poisonguard.failure.Scrubber.secrets(request.reason(), 500));
         if (!Boolean.FALSE.equals(request.dryRun())) {
             List<Map<String, Object>> plan = bulk.plan(selection).stream().map(o -> body(o, true)).toList();
             return Response.ok(Map.of("dryRun", true, "jobs", plan)).build();
@@ -506,7 +506,8 @@ public class OpsResource {
         if (reason.length() > 500) {
             throw Problem.badRequest("reason must be at most 500 characters");
         }
-        return reason.strip();
+        // Kept for ever in the audit trail and shown to every viewer of the tenant: a pasted credential is masked.
+        return io.poisonguard.failure.Scrubber.secrets(reason.strip(), 500);
     }
 
     /**

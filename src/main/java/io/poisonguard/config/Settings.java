@@ -163,6 +163,8 @@ public final class Settings {
                 "must be positive");
         require(systemic.probeInterval().toMillis() >= 100, "systemic.probe-interval", "must be at least 100ms");
         require(config.ledgerGate().probeInterval().toMillis() >= 100, "ledger-gate.probe-interval", "must be at least 100ms");
+        require(config.ledgerGate().probeInterval().compareTo(config.consumer().visibilityTimeout()) < 0, "ledger-gate.probe-interval",
+                "must be shorter than consumer.visibility-timeout (each probe keeps hidden the copies whose endings wait for the ledger)");
         require(!config.ledgerGate().outcomePatience().isNegative()
                         && config.ledgerGate().outcomePatience().compareTo(Ladder.SQS_MAX_VISIBILITY) <= 0, "ledger-gate.outcome-patience",
                 "must be between 0s and 12h (SQS cannot keep a message hidden longer)");

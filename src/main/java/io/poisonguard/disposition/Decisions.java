@@ -30,6 +30,8 @@ public final class Decisions {
      * ever, a backstop's worth of receives at a time; one more move makes it REDRIVEN.
      */
     public static final int MAX_DEAD_LETTER_RETURNS = 3;
+    /** The longest SQS keeps any message (its MessageRetentionPeriod's maximum), so the longest a dead-letter copy lives. */
+    public static final Duration LONGEST_DEAD_LETTER_COPY = Duration.ofDays(14);
 
     /**
      * The value of a sent-back copy's {@code dead-letter-returns}: how many returns count so far, and the ledger version
@@ -194,13 +196,18 @@ public final class Decisions {
         return new Adoption.Quarantine(current.moveTo(JobState.QUARANTINED, now).withQuarantine(FailureClass.REDRIVEN, reason));
     }
 
-    /** The disposition after the running attempt succeeded. */
+    /**
+     * The disposition after the running attempt succeeded. The record is kept for {@code keepFor}; a replayed job's (its
+     * generation above 1) for at least {@link #LONGEST_DEAD_LETTER_COPY}, since copies of its earlier generations may still
+     * be in the dead-letter queue, and one moved back must meet the record to be dropped as stale, not run again.
+     */
     public Disposition succeeded(LedgerRecord running, Instant now, Duration keepFor) {
         AttemptEntry entry = running.currentEntry().ended(AttemptOutcome.SUCCEEDED, null, null, null, now);
+        Duration kept = running.generation() > 1 && keepFor.compareTo(LONGEST_DEAD_LETTER_COPY) < 0 ? LONGEST_DEAD_LETTER_COPY : keepFor;
         LedgerRecord next = running.withCurrentEntry(entry)
                 .moveTo(JobState.SUCCEEDED, now)
                 .withLease(null, null)
-                .withExpiry(now.plus(keepFor));
+                .withExpiry(now.plus(kept));
         return new Disposition.Complete(next);
     }
 

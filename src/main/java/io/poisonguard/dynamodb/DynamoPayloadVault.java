@@ -54,10 +54,24 @@ public final class DynamoPayloadVault implements PayloadVault {
         return true;
     }
 
+    /**
+     * Keeps the payload unless an entry of its generation or a later one is there and has not expired: the first copy
+     * kept for a quarantine is the one its record describes. A later copy under the same key (a producer's resend, a
+     * dead-letter copy moved back with its labels and fewer attributes, a sender forging the id) replaces nothing. The
+     * head's write is conditional too, so of two first keeps at once one stands; of a payload over one part, the other's
+     * parts may then have been overwritten and the entry reads as incomplete until a later keep writes it whole.
+     */
     @Override
     public void keep(KeptPayload p) {
+        String storageKey = p.key().storage();
+        Instant now = clock.instant();
+        Map<String, AttributeValue> current = Unavailability.read("the payload vault", () -> dynamo.getItem(b -> b.tableName(table)
+                .consistentRead(true).key(Map.of(KEY, Attrs.s(storageKey), PART, Attrs.n(0))))).item();
+        if (current != null && !current.isEmpty() && keptAlready(current, p.generation(), now)) {
+            return;
+        }
         // The associated data is the scoped key: an entry moved under another tenant's key does not open.
-        byte[] sealed = seal.seal(p.key().storage(), p.body(), p.attributes());
+        byte[] sealed = seal.seal(storageKey, p.body(), p.attributes());
         int parts = Math.max(1, (sealed.length + CHUNK - 1) / CHUNK);
         String write = UUID.randomUUID().toString();
         for (int i = parts - 1; i >= 0; i--) {
@@ -75,8 +89,29 @@ public final class DynamoPayloadVault implements PayloadVault {
                 item.put("generation", Attrs.n(p.generation()));
                 item.put("keptAt", Attrs.millis(clock.instant()));
             }
-            Unavailability.write("the payload vault", () -> dynamo.putItem(b -> b.tableName(table).item(item)));
+            if (i > 0) {
+                Unavailability.write("the payload vault", () -> dynamo.putItem(b -> b.tableName(table).item(item)));
+                continue;
+            }
+            try {
+                Unavailability.write("the payload vault", () -> dynamo.putItem(b -> b.tableName(table).item(item)
+                        .conditionExpression("attribute_not_exists(#k) OR #g < :g OR #ttl <= :now OR #w = :w")
+                        .expressionAttributeNames(Map.of("#k", KEY, "#g", "generation", "#ttl", TableBootstrap.TTL_ATTRIBUTE, "#w", "write"))
+                        .expressionAttributeValues(Map.of(":g", Attrs.n(p.generation()), ":now", Attrs.epochSeconds(now),
+                                ":w", Attrs.s(write)))));
+            } catch (ConditionalCheckFailedException keptMeanwhile) {
+                // Another keep of this generation landed first (or this write landed and the SDK sent it again: same write id
+                // passes). Either way the entry stands whole under its own write id.
+                return;
+            }
         }
+    }
+
+    /** Whether the head {@code head} holds an entry of {@code generation} or later that has not expired. */
+    private static boolean keptAlready(Map<String, AttributeValue> head, int generation, Instant now) {
+        Instant expiresAt = Attrs.instantSeconds(head, TableBootstrap.TTL_ATTRIBUTE);
+        Integer kept = Attrs.integer(head, "generation");
+        return kept != null && kept >= generation && (expiresAt == null || expiresAt.isAfter(now));
     }
 
     @Override

@@ -41,6 +41,27 @@ public final class Scrubber {
     private Scrubber() {
     }
 
+    /**
+     * Masks only the secret shapes (PEM blocks, URL user info, key=value credentials, auth scheme tokens, JWTs, AWS and
+     * provider keys), strips control characters and truncates: for an operator's own reason, kept in the audit trail and
+     * shown to every viewer of the tenant, where a ticket number or a colleague's name is the point and stays.
+     */
+    public static String secrets(String text, int maxChars) {
+        if (text == null || text.isBlank()) {
+            return "";
+        }
+        String s = text.length() > maxChars * 4 + 256 ? text.substring(0, maxChars * 4 + 256) : text;
+        s = CONTROL.matcher(s).replaceAll(" ");
+        s = PEM.matcher(s).replaceAll("<pem>");
+        s = URL_USER_INFO.matcher(s).replaceAll("$1***@");
+        s = CREDENTIAL.matcher(s).replaceAll("$1$2***");
+        s = AUTH_SCHEME.matcher(s).replaceAll("$1 ***");
+        s = JWT.matcher(s).replaceAll("<jwt>");
+        s = AWS_KEY_ID.matcher(s).replaceAll("<aws-key-id>");
+        s = PROVIDER_KEY.matcher(s).replaceAll("<key>");
+        return truncated(s.strip(), maxChars);
+    }
+
     public static String scrub(String message, int maxChars) {
         if (message == null || message.isBlank()) {
             return "";
@@ -69,7 +90,10 @@ public final class Scrubber {
         s = DIGITS.matcher(s).replaceAll("<digits>");
         s = QUOTED.matcher(s).replaceAll("\"<text>\"");
         s = SINGLE_QUOTED.matcher(s).replaceAll("'<text>'");
-        s = s.strip();
+        return truncated(s.strip(), maxChars);
+    }
+
+    private static String truncated(String s, int maxChars) {
         if (s.length() > maxChars) {
             int end = maxChars - 1;
             if (Character.isHighSurrogate(s.charAt(end - 1))) {

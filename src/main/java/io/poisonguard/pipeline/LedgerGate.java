@@ -1,5 +1,6 @@
 package io.poisonguard.pipeline;
 
+import io.poisonguard.admission.InboundMessage;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.disposition.Decisions;
 import io.poisonguard.ledger.AttemptOutcome;
@@ -45,7 +46,7 @@ public class LedgerGate {
     private final Duration probeInterval;
     private final Queue<LedgerRecord> unsettled = new ConcurrentLinkedQueue<>();
     /** Attempts' endings that could not be written within the outcome patience: written once the ledger answers. */
-    private final Queue<LedgerRecord> unwritten = new ConcurrentLinkedQueue<>();
+    private final Queue<Unwritten> unwritten = new ConcurrentLinkedQueue<>();
     /** Held by the one caller that probes; others do not wait behind a probe that may take seconds. */
     private final ReentrantLock probing = new ReentrantLock();
     /** Failures reported so far (guarded by this): a probe that settled while another came in does not open the gate. */
@@ -87,8 +88,57 @@ public class LedgerGate {
      * again, before consumption resumes, if the record is still that attempt's. Left ACTIVE, its lease would run out and
      * the copy that comes back would charge the job a crash for the ledger's outage, and run it (and its effects) again.
      */
-    void unwritten(LedgerRecord intendedEnding) {
-        unwritten.add(intendedEnding);
+    void unwritten(LedgerRecord intendedEnding, InboundMessage copy, SourceQueue source, Duration visibility) {
+        Unwritten u = new Unwritten(intendedEnding, copy, source, visibility);
+        unwritten.add(u);
+        u.keepHidden();
+    }
+
+    /**
+     * An ending waiting for the ledger, and its copy. The copy is kept hidden until the ending is written: shown meanwhile, a
+     * worker whose ledger answers (this one's outage may be its own) would find the attempt ACTIVE with its lease run out,
+     * charge the job a crash for it and run it again, its effects too. SQS hides a copy at most 12 hours after its receipt;
+     * past that it shows again whatever this gate does.
+     */
+    private static final class Unwritten {
+        final LedgerRecord ending;
+        final InboundMessage copy;
+        final SourceQueue source;
+        final Duration visibility;
+        private boolean warned;
+
+        Unwritten(LedgerRecord ending, InboundMessage copy, SourceQueue source, Duration visibility) {
+            this.ending = ending;
+            this.copy = copy;
+            this.source = source;
+            this.visibility = visibility;
+        }
+
+        void keepHidden() {
+            change(visibility);
+        }
+
+        /** Shows the copy again at once: its ending is written (or the job moved on), and the intake decides what it is now. */
+        void show() {
+            change(Duration.ZERO);
+        }
+
+        private void change(Duration d) {
+            try {
+                source.changeVisibility(copy, d);
+            } catch (RuntimeException e) {
+                if (!warned) {
+                    warned = true;
+                    LOG.warnf("Job %s: could not change the visibility of the copy whose ending waits for the ledger (%s)",
+                            ending.jobId(), e.getClass().getSimpleName());
+                }
+            }
+        }
+    }
+
+    /** Keeps hidden, for another visibility timeout, every copy whose ending still waits: once per probe. */
+    private void keepUnwrittenHidden() {
+        unwritten.forEach(Unwritten::keepHidden);
     }
 
     /** When the ledger went quiet, if it is. */
@@ -117,11 +167,13 @@ public class LedgerGate {
             ledger.find(PROBE_KEY);
             settle();
         } catch (StoreUnavailable still) {
+            keepUnwrittenHidden();
             nextProbe = clock.instant().plus(probeInterval);
             return false;
         } catch (RuntimeException refused) {
             // An answer that is not "unavailable" (an expired token, a denied action, a missing table) is no answer
             // either: the gate stays closed and probes again, and the receiver that asked goes on living.
+            keepUnwrittenHidden();
             nextProbe = clock.instant().plus(probeInterval);
             LOG.warnf("The ledger probe failed (%s); consumption stays paused, the next probe in %s", refused.getClass().getSimpleName(), probeInterval);
             return false;
@@ -184,8 +236,9 @@ public class LedgerGate {
             }
             it.remove();
         }
-        for (Iterator<LedgerRecord> it = unwritten.iterator(); it.hasNext(); ) {
-            LedgerRecord intended = it.next();
+        for (Iterator<Unwritten> it = unwritten.iterator(); it.hasNext(); ) {
+            Unwritten held = it.next();
+            LedgerRecord intended = held.ending;
             Optional<LedgerRecord> stored = ledger.findOwn(JobKey.of(intended));
             if (stored.isPresent() && Ownership.stillRunning(stored.get(), intended, worker)) {
                 try {
@@ -197,6 +250,7 @@ public class LedgerGate {
                 }
             }
             it.remove();
+            held.show();
         }
     }
 }

@@ -193,7 +193,7 @@ public class OutcomeStage {
     private boolean waitedForLedger(StoreUnavailable down, Instant giveUp, InboundMessage m, LedgerRecord intended) {
         ledgerGate.unavailable(down);
         if (!clock.instant().isBefore(giveUp)) {
-            ledgerGate.unwritten(intended);
+            ledgerGate.unwritten(intended, m, source, visibility);
             return false;
         }
         keepHidden(m);

@@ -71,6 +71,15 @@ public class Quarantiner {
 
     public void complete(LedgerRecord record, InboundMessage m, Diagnostics diagnostics) {
         Instant now = clock.instant();
+        if (record.state() == io.poisonguard.ledger.JobState.RESOLVED) {
+            // An operator resolved the job: it must never run, and its payload and dead-letter copies were discarded. A copy
+            // that turns up later (a resend, a dead-letter copy moved back) is deleted, as the dead-letter intake deletes one;
+            // keeping it again would undo the resolve.
+            source.delete(m);
+            metrics.outcome(Outcome.DUPLICATE_DROPPED, record.quarantineClass());
+            LOG.infof("Job %s: deleted a copy of this job, which an operator resolved", record.jobId());
+            return;
+        }
         if (record.state() == io.poisonguard.ledger.JobState.DROPPED
                 || record.jobType() != null && disposable.contains(record.jobType()) && record.generation() == 1) {
             drop(record, m, now);

@@ -12,6 +12,7 @@ import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.ledger.StoreUnavailable;
+import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
@@ -60,6 +61,7 @@ public class OperatorActions {
     private final Pacer pacer;
     private final java.time.Duration settleTime;
     private final java.time.Duration quarantineRetention;
+    private final int redriveMaxReceiveCount;
 
     public OperatorActions(LedgerStore ledger, QuarantineStore quarantine, TenantDirectory tenants, PayloadArchive archive,
                            PayloadVault vault, ReplaySender sender, AuditLog audit, Clock clock, CodeVersion codeVersion,
@@ -75,6 +77,7 @@ public class OperatorActions {
         this.codeVersion = codeVersion;
         this.pacer = new Pacer(config.replay().rate());
         this.settleTime = config.replay().settleTime();
+        this.redriveMaxReceiveCount = config.resources().redriveMaxReceiveCount();
         this.quarantineRetention = config.retention().quarantine();
     }
 
@@ -137,7 +140,8 @@ public class OperatorActions {
                                         String actor, String reason, Instant now) {
         String jobId = key.jobId();
         int attempt = replaying.attempt() + 1;
-        Optional<Instant> quarantinedAt = quarantine.find(key).map(QuarantineRecord::quarantinedAt);
+        Optional<QuarantineRecord> stored = quarantine.find(key);
+        Optional<Instant> quarantinedAt = stored.map(QuarantineRecord::quarantinedAt);
         if (quarantinedAt.isPresent() && quarantinedAt.get().plus(settleTime).isAfter(now)) {
             // The quarantine may still be sending its dead-letter copy: not a loss, just early.
             ledger.write(quarantined.withVersion(replaying.version()));
@@ -145,6 +149,20 @@ public class OperatorActions {
                     "the quarantine of job " + jobId + " is still completing; try again in a minute");
             record(key, AuditAction.REPLAY, early, actor, reason, quarantined.generation(), quarantined.attempt());
             return early;
+        }
+        Optional<DeadLetterCopy> refusedKeptSource = stored.map(QuarantineRecord::deadLetter)
+                .filter(c -> c.state() == DeadLetterCopy.State.REFUSED && c.sourceKept());
+        if (refusedKeptSource.isPresent()) {
+            // The DLQ refused the copy for good and nothing else held the payload, so the quarantine kept the source message
+            // on the main queue for SQS's redrive policy to move: the payload is there, not lost, and reaches the DLQ (where
+            // a replay finds it) after the policy's receives.
+            ledger.write(quarantined.withVersion(replaying.version()));
+            ActionOutcome onMainQueue = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "job " + jobId
+                    + "'s only copy is its source message, kept on the main queue since the dead-letter queue refused its copy ("
+                    + refusedKeptSource.get().detail() + "); once the queue's redrive policy has moved it to the dead-letter "
+                    + "queue (after " + redriveMaxReceiveCount + " receives), a replay sends it");
+            record(key, AuditAction.REPLAY, onMainQueue, actor, reason, quarantined.generation(), quarantined.attempt());
+            return onMainQueue;
         }
         if (archive.someHidden()) {
             // Another action (a payload view, another replica's replay) may be holding the copy: not proof of loss.

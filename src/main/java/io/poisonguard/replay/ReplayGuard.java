@@ -43,6 +43,14 @@ public final class ReplayGuard {
         if (record.isEmpty()) {
             return Optional.of(new ActionOutcome.Unrecoverable(jobId, "the quarantine record passed its retention; the payload is gone"));
         }
+        if (state == JobState.QUARANTINED && record.get().generation() < ledger.get().generation()) {
+            // A replayed generation failed again and its quarantine has not written its record yet: until it has kept the
+            // payload and sent the dead-letter copy, the job's only copy is on the main queue. The old record's age says
+            // nothing about that, so a replay now would find nothing and call the job unrecoverable.
+            return Optional.of(new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "the quarantine of job " + jobId + " at generation "
+                    + ledger.get().generation() + " is still completing (its record is of generation " + record.get().generation()
+                    + "); its copy is still on the main queue, try again in a minute"));
+        }
         if (tenantRefusal.isPresent()) {
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.TENANT_NOT_AUTHORIZED, tenantRefusal.get()));
         }

@@ -13,7 +13,11 @@ public interface PayloadVault {
     /** Whether payloads are kept at all; when not, the dead-letter queue is the only copy. */
     boolean enabled();
 
-    /** Keeps (or replaces) the job's payload. Durable when it returns; throws when it may not be. */
+    /**
+     * Keeps the job's payload, unless the vault already holds one of its generation or a later one (the first copy kept for
+     * a quarantine is the one its record describes; a later copy under the same key replaces nothing). Durable when it
+     * returns; throws when it may not be.
+     */
     void keep(KeptPayload payload);
 
     /**

@@ -93,6 +93,16 @@ class SettingsTest {
     }
 
     @Test
+    void aLedgerProbeIntervalNotShorterThanTheVisibilityTimeoutRefusesToBootNamingIt() {
+        // Each probe keeps hidden the copies whose endings wait for the ledger; probing less often than they show again would
+        // let another worker charge their jobs a crash and run them again.
+        refused(() -> Settings.policy(defaults().set("poison-guard.consumer.visibility-timeout", "60s")
+                .set("poison-guard.ledger-gate.probe-interval", "60s").build()), "poison-guard.ledger-gate.probe-interval");
+        assertDoesNotThrow(() -> Settings.policy(defaults().set("poison-guard.consumer.visibility-timeout", "60s")
+                .set("poison-guard.ledger-gate.probe-interval", "59s").build()));
+    }
+
+    @Test
     void aDeadSettingBootsOnlyWhenDeadSettingsAreExplicitlyAllowed() {
         Policy policy = Settings.policy(seed002(FailureClass.THROTTLED, Jitter.NONE)
                 .set("poison-guard.failure.allow-dead-settings", "true").build());

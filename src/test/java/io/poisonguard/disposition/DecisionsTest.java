@@ -145,6 +145,28 @@ class DecisionsTest {
         assertEquals(NOW.plusSeconds(5), next.currentEntry().endedAt());
     }
 
+    /**
+     * A replayed job's earlier generations may still have copies in the dead-letter queue (a copy the replay's clean-up
+     * missed or could not delete), and SQS keeps a message up to 14 days. Its success is kept at least that long, so
+     * such a copy moved back to the main queue meets the record and is dropped as stale, instead of finding no record
+     * after {@code retention.succeeded} (7 days) and running the job a second time.
+     */
+    @Test
+    void aReplayedJobsSuccessIsKeptAsLongAsAnEarlierGenerationsCopyCanLiveInTheDeadLetterQueue() {
+        Decisions decisions = policy().decisions();
+        LedgerRecord replayed = run(decisions, LedgerRecord.fresh("job-1", "acme", "permit-report", 2, NOW), NOW);
+
+        LedgerRecord done = decisions.succeeded(replayed, NOW.plusSeconds(5), Duration.ofDays(7)).next();
+
+        assertTrue(!done.expiresAt().isBefore(NOW.plusSeconds(5).plus(Duration.ofDays(14))),
+                "kept until " + done.expiresAt() + ", less than SQS keeps a dead-letter copy");
+        Intake copy = decisions.intake(done, Optional.empty(), 1, NOW.plus(Duration.ofDays(13)), OTHER_WORKER, random);
+        assertInstanceOf(Intake.StaleGeneration.class, copy);
+        // A first generation has no copy of an earlier one: its record keeps the configured time.
+        LedgerRecord first = decisions.succeeded(run(decisions, fresh(), NOW), NOW.plusSeconds(5), Duration.ofDays(7)).next();
+        assertEquals(NOW.plusSeconds(5).plus(Duration.ofDays(7)), first.expiresAt());
+    }
+
     @Test
     void aCopyOfASucceededJobIsNotRunAgain() {
         Decisions decisions = policy().decisions();

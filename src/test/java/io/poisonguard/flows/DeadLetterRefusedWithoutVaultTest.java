@@ -39,6 +39,7 @@ class DeadLetterRefusedWithoutVaultTest extends FlowTest {
             Map<String, String> c = new HashMap<>(super.getConfigOverrides());
             c.put("poison-guard.payload-vault.enabled", "false");
             c.put("poison-guard.dead-letter.sweep-interval", "1s");
+            c.put("poison-guard.replay.settle-time", "1s");
             return c;
         }
     }
@@ -57,6 +58,19 @@ class DeadLetterRefusedWithoutVaultTest extends FlowTest {
         assertEquals(0, queues.depth(names.deadLetterQueue()));
         assertEquals(1, queues.depth(names.jobsQueue()), "the source message is kept for the redrive policy");
         assertEquals(1, AlertSinks.WEBHOOK.stream().filter(a -> a.contains("\"refused-2\"")).count(), "one alert");
+
+        // A replay meanwhile finds no payload: no vault, nothing in the DLQ. The job's only copy is the source message kept
+        // on the main queue, so the replay is refused until the redrive policy has moved it; before, the job was called
+        // UNRECOVERABLE (410, "no dead-letter copy is left") and its copy, once in the DLQ, could never be replayed.
+        registerTenant("tenant-r", "ACTIVE", "permit-report");
+        java.time.Instant settled = q.quarantinedAt().plusSeconds(1);
+        await().atMost(Duration.ofSeconds(10)).until(() -> java.time.Instant.now().isAfter(settled));
+        io.restassured.RestAssured.given().auth().oauth2(io.poisonguard.testing.Tokens.of("olga", "operator"))
+                .contentType(io.restassured.http.ContentType.JSON).body(Map.of("reason", "reader shipped", "dryRun", false))
+                .post("/ops/quarantine/refused-2/replay").then().statusCode(409)
+                .body("detail", org.hamcrest.Matchers.containsString("main queue"));
+        assertEquals(JobState.QUARANTINED, state("refused-2"), "the job is still replayable once its copy reaches the DLQ");
+        assertEquals(1, queues.depth(names.jobsQueue()), "and its copy is still there");
     }
 
     @Test

@@ -218,6 +218,70 @@ class ReplayFlowTest extends FlowTest {
     }
 
     /**
+     * A quarantined job's kept payload is the one its record describes. A later copy under the same tenant and job id
+     * (a producer's resend, a dead-letter copy moved back by hand, or a sender forging the id) goes to the DLQ as one of
+     * its copies and replaces nothing: before, it overwrote the vault's entry, so the payload view showed its body, a
+     * replay sent it, and the replay's clean-up deleted the original's dead-letter copies.
+     */
+    @Test
+    void aLaterCopyOfAQuarantinedJobDoesNotReplaceItsKeptPayload() {
+        tenant("t-kept", "ACTIVE", "permit-report");
+        Map<String, String> attrs = Queues.permitAttributes("r-kept", "t-kept", 1);
+        attrs.put("x-origin", "producer");
+        queues.send(Queues.permitV1("P-r-kept"), attrs);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-kept") == JobState.QUARANTINED
+                && quarantine.find(key("r-kept")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        int copiesBefore = deadLetterCopies("r-kept");
+
+        queues.send(Queues.permitV1("P-FORGED"), Queues.permitAttributes("r-kept", "t-kept", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0
+                && deadLetterCopies("r-kept") > copiesBefore);
+
+        var kept = vault.find(key("r-kept")).orElseThrow();
+        assertEquals(Queues.permitV1("P-r-kept"), kept.body(), "the vault still holds the payload the job was quarantined with");
+        assertEquals("producer", kept.attributes().get("x-origin").stringValue(), "and all of its attributes");
+        assertEquals(JobState.QUARANTINED, state("r-kept"));
+    }
+
+    /**
+     * An operator resolved the job: it must never run, its payload and dead-letter copies were discarded. A copy of it
+     * that reaches the main queue afterwards is deleted, as the dead-letter intake deletes one; before, it was quarantined
+     * again as a parked job's copy, its payload kept in the vault again and a new dead-letter copy sent.
+     */
+    @Test
+    void aCopyOfAResolvedJobIsDeletedAndNothingOfItIsKeptAgain() {
+        tenant("t-resolved", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-resolved", "t-resolved");
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "customer withdrew the permit"))
+                .post("/ops/quarantine/r-resolved/resolve").then().statusCode(200).body("outcome", equalTo("RESOLVED"));
+        await().atMost(Duration.ofSeconds(30)).until(() -> vault.find(key("r-resolved")).isEmpty() && deadLetterCopies("r-resolved") == 0);
+        double handled = handledCopies();
+
+        queues.send(Queues.permitV1("P-r-resolved"), Queues.permitAttributes("r-resolved", "t-resolved", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0 && handledCopies() > handled);
+
+        assertTrue(vault.find(key("r-resolved")).isEmpty(), "the resolved job's payload was kept again");
+        assertEquals(0, deadLetterCopies("r-resolved"), "a resolved job's copy was sent to the dead-letter queue again");
+        assertEquals(JobState.RESOLVED, state("r-resolved"));
+        given().auth().oauth2(Tokens.of("pat", "payload-reader")).get("/ops/quarantine/r-resolved/payload?reason=check")
+                .then().statusCode(org.hamcrest.Matchers.not(200));
+    }
+
+    /** How many dead-letter copies of the job a scan finds; they are released again at once. */
+    private int deadLetterCopies(String jobId) {
+        var scan = archive.find(key(jobId));
+        archive.release(scan.copies());
+        return scan.copies().size();
+    }
+
+    /** Copies the workers have finished with, whatever the outcome (the pipeline's outcome counter). */
+    private double handledCopies() {
+        return management().get("/q/metrics").then()
+                .extract().asString().lines().filter(l -> l.startsWith("poison_guard_outcomes_total"))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.lastIndexOf(' ') + 1))).sum();
+    }
+
+    /**
      * The ledger item of a quarantined job never expires; its quarantine record does (or its write is still pending). The
      * ledger decides a resolve: with the record gone it still resolves the job, answers so and is audited.
      */

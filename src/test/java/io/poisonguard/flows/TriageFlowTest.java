@@ -182,8 +182,16 @@ class TriageFlowTest extends FlowTest {
                 .body("triage.notes[0].text", not(containsString("eyJzdWIiOiJ4In0")));
         given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("assignee", "<script>", "reason", "x"))
                 .post("/ops/quarantine/triage-1/assign?tenant=t-other").then().statusCode(400);
+        // A reason is kept for ever in the audit trail and shown to every viewer of the tenant: a credential pasted into
+        // one is masked as a note's is, while what an operator means by it (a ticket, a name) stays.
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("assignee", "Dana R.",
+                        "reason", "INC-2041283: provider 401 with Bearer eyJhbGciOiJIUzI1NiJ9.eyJzdWIiOiJ4In0.c2lnbmF0dXJl password=hunter2hunter2"))
+                .post("/ops/quarantine/triage-1/assign?tenant=t-other").then().statusCode(200);
         given().auth().oauth2(viewer).get("/ops/audit?jobId=triage-1").then().statusCode(200)
-                .body("items.action", hasItem("ACKNOWLEDGE")).body("items.action", hasItem("ASSIGN")).body("items.action", hasItem("NOTE"));
+                .body("items.action", hasItem("ACKNOWLEDGE")).body("items.action", hasItem("ASSIGN")).body("items.action", hasItem("NOTE"))
+                .body("items.reason", hasItem(containsString("INC-2041283: provider 401")))
+                .body("items.reason", not(hasItem(containsString("eyJzdWIiOiJ4In0"))))
+                .body("items.reason", not(hasItem(containsString("hunter2"))));
     }
 
     @Test

@@ -22,6 +22,7 @@ import java.util.Optional;
 import java.util.SplittableRandom;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -35,6 +36,9 @@ class GiveBackTest {
     /** SQS as far as the outcome stage uses it: records visibility changes. */
     static final class Visibility extends HeartbeatRenewalTest.QueueStub {
         final List<Duration> changes = Collections.synchronizedList(new ArrayList<>());
+        /** When each change was made, by {@link #hands} when a test sets it. */
+        final List<java.time.Instant> at = Collections.synchronizedList(new ArrayList<>());
+        volatile HeartbeatRenewalTest.Hands hands;
 
         @Override
         public void delete(InboundMessage message) {
@@ -44,6 +48,14 @@ class GiveBackTest {
         @Override
         public void changeVisibility(InboundMessage message, Duration delay) {
             changes.add(delay);
+            at.add(hands == null ? null : hands.now);
+        }
+
+        /** Until when the copy is hidden, by the last change. */
+        java.time.Instant hiddenUntil() {
+            synchronized (changes) {
+                return at.getLast().plus(changes.getLast());
+            }
         }
     }
 
@@ -97,7 +109,8 @@ class GiveBackTest {
     }
 
     /** An outcome stage over {@code ledger} with its own gate, and a job whose attempt started in it. */
-    record Stage(OutcomeStage outcomes, LedgerGate gate, Visibility queue, LedgerRecord started, InboundMessage message) {
+    record Stage(OutcomeStage outcomes, LedgerGate gate, Visibility queue, LedgerRecord started, InboundMessage message,
+                 HeartbeatRenewalTest.Hands clock) {
     }
 
     private static Stage stage(PoisonGuardConfig config, HeartbeatRenewalTest.Ledger ledger) {
@@ -110,6 +123,7 @@ class GiveBackTest {
             }
         };
         Visibility queue = new Visibility();
+        queue.hands = clock;
         Decisions decisions = new Decisions(Settings.policy(config));
         SplittableRandom random = new SplittableRandom(1);
         Metrics metrics = new Metrics(new SimpleMeterRegistry());
@@ -119,7 +133,7 @@ class GiveBackTest {
         Intake intake = decisions.intake(LedgerRecord.fresh("job-1", "tenant-a", "permit-report", 1, clock.now), Optional.empty(), 1,
                 clock.now, "worker-1", new Decisions.Lane(false, 3), random);
         LedgerRecord started = ledger.write(((Intake.Run) intake).next());
-        return new Stage(outcomes, gate, queue, started, new InboundMessage("m1", "rh1", "{}", Map.of(), clock.now, 1, clock.now));
+        return new Stage(outcomes, gate, queue, started, new InboundMessage("m1", "rh1", "{}", Map.of(), clock.now, 1, clock.now), clock);
     }
 
     /** A ledger that answers nothing while {@code down} is set. */
@@ -165,5 +179,33 @@ class GiveBackTest {
         LedgerRecord stored = ledger.items.get("job-1");
         assertEquals(AttemptOutcome.ABANDONED, stored.currentEntry().outcome(), "the ending was written before consumption resumed");
         assertNull(stored.leaseOwner(), "no lease is left to run out and be charged as a crash");
+    }
+
+    /**
+     * While that ending waits for the ledger, its copy must stay hidden: another worker whose ledger answers (this one's
+     * outage may be its own) would otherwise find the attempt ACTIVE with its lease run out, charge the job a crash and
+     * run it again, its notice too. Before, the copy was left to show again one visibility timeout after the patience.
+     */
+    @Test
+    void theCopyOfAnEndingNotWrittenWithinThePatienceStaysHiddenUntilTheEndingIsWritten() {
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.ledger-gate.outcome-patience", "5s").build();
+        Duration visibility = config.consumer().visibilityTimeout();
+        DownLedger ledger = new DownLedger();
+        Stage stage = stage(config, ledger);
+
+        ledger.down = true;
+        stage.outcomes().giveBack(stage.started(), stage.message(), "the worker is stopping");
+        java.time.Instant outageEnds = stage.clock().now.plus(visibility.multipliedBy(5));
+        while (stage.clock().now.isBefore(outageEnds)) {
+            assertFalse(stage.gate().open(), "the ledger does not answer");
+            java.time.Instant now = stage.clock().now;
+            assertTrue(stage.queue().hiddenUntil().isAfter(now), "the copy became visible at " + stage.queue().hiddenUntil()
+                    + ", its ending still unwritten at " + now);
+        }
+
+        ledger.down = false;
+        assertTrue(stage.gate().awaitOpen(Duration.ofMinutes(1)), "the gate opens once the ledger answers");
+        assertEquals(AttemptOutcome.ABANDONED, ledger.items.get("job-1").currentEntry().outcome(), "the ending was written");
+        assertEquals(Duration.ZERO, stage.queue().changes.getLast(), "then the copy shows again at once, for the record to decide");
     }
 }
