@@ -52,6 +52,8 @@ public final class ServiceProcess {
         o.put("poison-guard.consumer.receive-wait", "1s");
         o.put("poison-guard.consumer.visibility-timeout", "3s");
         o.put("poison-guard.consumer.heartbeat-interval", "1s");
+        // Each ledger probe keeps hidden the copies whose endings wait for the ledger: it must come within a visibility timeout.
+        o.put("poison-guard.ledger-gate.probe-interval", "1s");
         for (String crashClass : new String[]{"crash", "crash-ambiguous"}) {
             o.put("poison-guard.failure." + crashClass + ".base", "200ms");
             o.put("poison-guard.failure." + crashClass + ".cap", "500ms");
