@@ -126,6 +126,16 @@ public record LedgerRecord(
                 history, firstSeen, updatedAt, c, reason, version, expiresAt, effects);
     }
 
+    /**
+     * The same record, marked as looked at {@code now} (a new {@code updatedAt}, so its write changes the version): a
+     * suspect turned away by a busy isolation lane leaves this mark, so its returns from the dead-letter queue are not
+     * taken for those of a job that never reaches the ledger.
+     */
+    public LedgerRecord touched(Instant now) {
+        return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
+                history, firstSeen, now, quarantineClass, quarantineReason, version, expiresAt, effects);
+    }
+
     public LedgerRecord withExpiry(Instant at) {
         return new LedgerRecord(jobId, tenant, jobType, state, generation, attempt, failures, leaseOwner, leaseUntil,
                 history, firstSeen, updatedAt, quarantineClass, quarantineReason, version, at, effects);

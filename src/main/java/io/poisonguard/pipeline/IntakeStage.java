@@ -58,6 +58,11 @@ public class IntakeStage {
     private final SystemicGuard guard;
     private final LedgerGate ledgerGate;
     private final Duration visibility;
+    /**
+     * The longest a suspect waits for the jobs in the lane to finish: those running end by their deadline (and stop grace),
+     * and the prefetched copies already in the lane run after them.
+     */
+    private final Duration suspectWait;
     private final boolean legacyKeys;
 
     public IntakeStage(LedgerStore ledger, SourceQueue source, Quarantiner quarantiner, Preflight preflight, Decisions decisions, Clock clock,
@@ -78,6 +83,10 @@ public class IntakeStage {
         this.outcomes = outcomes;
         this.guard = guard;
         this.visibility = config.consumer().visibilityTimeout();
+        Duration longestDeadline = config.attempt().deadlines().values().stream()
+                .reduce(config.attempt().deadline(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
+        Duration drain = longestDeadline.plus(config.attempt().stopGrace()).multipliedBy(2);
+        this.suspectWait = drain.compareTo(visibility.dividedBy(2)) > 0 ? drain : visibility.dividedBy(2);
         this.legacyKeys = config.ledger().legacyKeys();
     }
 
@@ -147,11 +156,20 @@ public class IntakeStage {
             boolean mismatch = seen.filter(r -> !key.owns(r)).isPresent();
             seen = seen.filter(key::owns);
             boolean alone = seen.map(r -> decisions.needsIsolation(r, clock.instant())).orElse(false);
-            // Wait for the lane at most half the copy's visibility: a suspect stuck behind a hung job must
-            // not hold its copy until it reappears elsewhere (nor the poller, paused while it waits).
-            Duration maxWait = visibility.dividedBy(2).minus(Duration.between(m.receivedAt(), clock.instant()));
-            Optional<IsolationLane.Slot> entered = lane.enter(alone, maxWait);
+            // An ordinary copy waits for the lane (behind a suspect) at most half its visibility. A suspect waits for the
+            // jobs in the lane to finish, which can take longer than its copy stays hidden: it keeps the copy hidden
+            // meanwhile, up to the time those jobs can take (the poller takes no more work while it waits). Given up
+            // after half a visibility, it never ran while the jobs in a busy lane outlasted that.
+            Duration sinceReceive = Duration.between(m.receivedAt(), clock.instant());
+            Duration firstWait = visibility.dividedBy(2).minus(sinceReceive);
+            Duration maxWait = alone ? suspectWait.minus(sinceReceive) : firstWait;
+            Optional<IsolationLane.Slot> entered = alone
+                    ? lane.enterAlone(firstWait, maxWait, visibility.dividedBy(2), () -> keepHidden(m))
+                    : lane.enter(false, maxWait);
             if (entered.isEmpty()) {
+                if (alone) {
+                    turnedAway(seen.get());
+                }
                 source.changeVisibility(m, visibility.dividedBy(2));
                 metrics.outcome(Outcome.LANE_BUSY, null);
                 LOG.infof("Job %s: waited %s for the isolation lane; the copy is given back uncounted", id.jobId(), maxWait);
@@ -250,6 +268,31 @@ public class IntakeStage {
         metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
         LOG.warnf("Job %s: ledger kept changing under %d attempts to decide; leaving the copy to redeliver", id.jobId(), MAX_CONFLICTS);
         return Optional.empty();
+    }
+
+    /** Keeps a waiting suspect's copy hidden for another visibility timeout; false when SQS did not take the change. */
+    private boolean keepHidden(InboundMessage m) {
+        try {
+            source.changeVisibility(m, visibility);
+            return true;
+        } catch (RuntimeException e) {
+            LOG.debugf("Message %s: could not keep it hidden while it waits for the lane (%s)", m.messageId(), e.getClass().getSimpleName());
+            return false;
+        }
+    }
+
+    /**
+     * Marks a suspect turned away by a busy lane on its record (a new {@code updatedAt}; nothing counted, nothing started).
+     * Its copy's receives climb while it is turned away, and a copy SQS moved to the DLQ whose record did not change across
+     * three returns is taken for a job that dies before reaching the ledger and quarantined: the mark keeps it from that.
+     * Best effort: a conflict means the record changed anyway.
+     */
+    private void turnedAway(LedgerRecord suspect) {
+        try {
+            ledger.write(suspect.touched(clock.instant()));
+        } catch (LedgerConflict | StoreUnavailable e) {
+            LOG.debugf("Job %s: marking its turn-away on the record failed (%s)", suspect.jobId(), e.getClass().getSimpleName());
+        }
     }
 
     /**

@@ -98,23 +98,7 @@ public class IsolationLane {
         long nanos = Math.max(0, maxWait.toNanos());
         try {
             if (alone) {
-                suspects.incrementAndGet();
-                boolean got = false;
-                boolean waited = false;
-                try {
-                    // The timed tryLock honours the lock's fairness even with no wait (the untimed one barges).
-                    got = lock.writeLock().tryLock(0, TimeUnit.NANOSECONDS);
-                    if (!got) {
-                        waited = true;
-                        got = lock.writeLock().tryLock(nanos, TimeUnit.NANOSECONDS);
-                    }
-                } finally {
-                    if (!got) {
-                        suspects.decrementAndGet();
-                    }
-                }
-                // With a stuck handler still running, the suspect is not alone: one other in flight, as its record says.
-                return got ? Optional.of(new Slot(fit(), lock.writeLock(), fit() ? 0 : 1, waited)) : Optional.empty();
+                return enterAlone(maxWait, maxWait, maxWait, () -> false);
             }
             boolean waited = false;
             if (!lock.readLock().tryLock(0, TimeUnit.NANOSECONDS)) {
@@ -132,6 +116,52 @@ public class IsolationLane {
             Thread.currentThread().interrupt();
             return Optional.empty();
         }
+    }
+
+    /**
+     * As {@link #enter(boolean, Duration)} for a suspect, which may have to wait longer than its copy stays hidden: it
+     * waits {@code firstWait}, then, as long as {@code keepCopy} keeps its copy hidden (answers true), {@code every} at a
+     * time, up to {@code maxWait} in all. It counts as isolating throughout, so the poller takes no more work while the
+     * jobs in the lane finish.
+     */
+    public Optional<Slot> enterAlone(Duration firstWait, Duration maxWait, Duration every, java.util.function.BooleanSupplier keepCopy) {
+        suspects.incrementAndGet();
+        boolean got = false;
+        boolean waited = false;
+        try {
+            // The timed tryLock honours the lock's fairness even with no wait (the untimed one barges).
+            got = lock.writeLock().tryLock(0, TimeUnit.NANOSECONDS);
+            if (!got) {
+                waited = true;
+                long end = System.nanoTime() + Math.max(0, maxWait.toNanos());
+                long chunk = Math.max(0, firstWait.toNanos());
+                while (true) {
+                    long left = Math.max(0, end - System.nanoTime());
+                    got = lock.writeLock().tryLock(Math.min(chunk, left), TimeUnit.NANOSECONDS);
+                    // A handler stuck past its deadline may hold the lane for good: no waiting on behind it.
+                    if (got || end - System.nanoTime() <= 0 || !waitOn || !fit() || !keepCopy.getAsBoolean()) {
+                        break;
+                    }
+                    chunk = Math.max(1, every.toNanos());
+                }
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        } finally {
+            if (!got) {
+                suspects.decrementAndGet();
+            }
+        }
+        // With a stuck handler still running, the suspect is not alone: one other in flight, as its record says.
+        return got ? Optional.of(new Slot(fit(), lock.writeLock(), fit() ? 0 : 1, waited)) : Optional.empty();
+    }
+
+    /** Whether a waiting suspect may hide its copy again and wait on; off while the worker stops. */
+    private volatile boolean waitOn = true;
+
+    /** Lets suspects wait on past their copy's first hiding ({@code true}), or not while the worker stops. */
+    public void waitOn(boolean on) {
+        waitOn = on;
     }
 
     /** True while a suspect waits for or holds the lane: the poller must not take more work. */

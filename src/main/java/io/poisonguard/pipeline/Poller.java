@@ -194,6 +194,7 @@ public class Poller {
         }
         running = true;
         working.open();
+        lane.waitOn(true);
         workers = Executors.newThreadPerTaskExecutor(Thread.ofVirtual().name("poison-guard-job-", 0).factory());
         receiver = Thread.ofPlatform().name("poison-guard-receiver").daemon().start(this::receiveLoop);
         LOG.infof("Polling with concurrency %d (prefetch %s), long-poll %ss, visibility %ss", settings.concurrency(),
@@ -505,6 +506,8 @@ public class Poller {
         long receiverDeadline = System.nanoTime() + settings.receiveWait().plus(RECEIVE_MARGIN).toNanos();
         // Prefetched messages waiting for a slot stop waiting: each is given back as the worker is stopping.
         working.close();
+        // A suspect waiting for the lane stops at the end of its copy's current hiding rather than hiding it again.
+        lane.waitOn(false);
         synchronized (receiveCall) {
             // A receiver waiting for slots or pausing stops at once; one inside a long poll finishes it and gives back what
             // it brings (the deployment's grace period covers the shutdown grace plus one long poll).

@@ -10,6 +10,7 @@ import io.poisonguard.config.Configs;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.config.Settings;
 import io.poisonguard.disposition.Decisions;
+import io.poisonguard.disposition.Intake;
 import io.poisonguard.dynamodb.DynamoLedgerStore;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
@@ -31,8 +32,14 @@ import java.util.Map;
 import java.util.Optional;
 import java.util.Set;
 import java.util.SplittableRandom;
+import java.util.concurrent.CountDownLatch;
+import java.util.concurrent.ExecutorService;
+import java.util.concurrent.Executors;
+import java.util.concurrent.TimeUnit;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -58,6 +65,11 @@ class IntakeStageTest {
     private final Metrics metrics = new Metrics(new SimpleMeterRegistry());
 
     private IntakeStage intake(LedgerStore ledger, Clock clock, LedgerGate gate) {
+        return intake(config, ledger, clock, gate);
+    }
+
+    private IntakeStage intake(PoisonGuardConfig config, LedgerStore ledger, Clock clock, LedgerGate gate) {
+        Decisions decisions = new Decisions(Settings.policy(config));
         SplittableRandom random = new SplittableRandom(7);
         OutcomeStage outcomes = new OutcomeStage(ledger, source, null, decisions, clock, random, metrics,
                 null, null, null, null, gate, null, config, "worker-1");
@@ -108,6 +120,120 @@ class IntakeStageTest {
         Optional<IntakeStage.Ticket> later = intake.admit(copy(job, "m-3", 2, now));
         assertTrue(later.isEmpty());
         assertEquals(2, source.changes.size(), source.changes.toString());
+    }
+
+    /** A visibility timeout of 2 s, so half of it (how long a suspect waited for the lane) passes in a test. */
+    private static Configs shortVisibility() {
+        return Configs.defaults().set("poison-guard.consumer.visibility-timeout", "2s").set("poison-guard.consumer.heartbeat-interval", "1s")
+                .set("poison-guard.ledger-gate.probe-interval", "1s");
+    }
+
+    /** Writes {@code jobId}'s attempt as a worker that died 10 s ago left it: ACTIVE, its lease run out. A suspect. */
+    private static LedgerRecord diedRunning(PoisonGuardConfig config, LedgerStore ledger, String jobId, Instant now) {
+        Instant then = now.minusSeconds(10);
+        Intake run = new Decisions(Settings.policy(config)).intake(LedgerRecord.fresh(jobId, "acme", "permit-report", 1, then),
+                Optional.empty(), 1, then, "worker-9", new Decisions.Lane(false, 3), new SplittableRandom(1));
+        return ledger.write(((Intake.Run) run).next());
+    }
+
+    /**
+     * Writes {@code jobId} as a suspect whose crash is recorded and whose retry delay has passed: its attempt died 10 s ago,
+     * another worker recorded the crash 5 s ago with a 1-s delay. It runs next, alone.
+     */
+    private static LedgerRecord crashedAndDue(PoisonGuardConfig config, LedgerStore ledger, String jobId, Instant now) {
+        LedgerRecord died = diedRunning(config, ledger, jobId, now);
+        Intake crash = new Decisions(Settings.policy(config)).intake(died, Optional.empty(), 1, now.minusSeconds(5), "worker-8",
+                new Decisions.Lane(false, 3), new SplittableRandom(1));
+        return ledger.write(((Intake.Decided) crash).disposition().next());
+    }
+
+    /** Admits {@code m} on a thread of its own and holds its ticket until {@code release} (lane locks belong to their thread). */
+    private static java.util.concurrent.Future<?> holdInLane(ExecutorService threads, IntakeStage intake, InboundMessage m,
+                                                             CountDownLatch inLane, CountDownLatch release) {
+        return threads.submit(() -> {
+            try (IntakeStage.Ticket held = intake.admit(m).orElseThrow()) {
+                inLane.countDown();
+                release.await();
+            }
+            return null;
+        });
+    }
+
+    /**
+     * A suspect (its last attempt's lease ran out) runs alone, so it waits for the jobs in the lane to finish. It waited
+     * at most half its visibility: behind jobs that run longer it gave its copy back, again on every receive, and never
+     * ran while the queue was busy. It now waits on, keeping its copy hidden, until the jobs in flight have finished.
+     */
+    @Test
+    void aSuspectBehindJobsLongerThanHalfItsVisibilityWaitsOnWithItsCopyHiddenThenRunsAlone() throws Exception {
+        PoisonGuardConfig config = shortVisibility().set("poison-guard.failure.crash-ambiguous.base", "1s")
+                .set("poison-guard.failure.crash-ambiguous.cap", "1s").set("poison-guard.failure.crash-ambiguous.jitter", "NONE").build();
+        Clock clock = Clock.systemUTC();
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
+        IntakeStage intake = intake(config, ledger, clock, null);
+        Instant now = clock.instant();
+        String suspect = "suspect-" + now.toEpochMilli();
+        crashedAndDue(config, ledger, suspect, now);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        CountDownLatch inLane = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            var longJob = holdInLane(threads, intake, copy("long-" + now.toEpochMilli(), "m-long", 1, now), inLane, release);
+            assertTrue(inLane.await(10, TimeUnit.SECONDS));
+            // Its ticket is closed on its own thread, which holds the lane.
+            var suspectIn = threads.submit(() -> intake.admit(copy(suspect, "m-suspect", 2, clock.instant())).map(ticket -> {
+                ticket.close();
+                return ticket.started();
+            }));
+
+            // The long job outlasts two of the suspect's half-visibilities: its copy is hidden again each time, never given up.
+            await().atMost(Duration.ofSeconds(10)).until(() -> source.changes.stream().filter(config.consumer().visibilityTimeout()::equals).count() >= 2);
+            assertFalse(suspectIn.isDone(), "the suspect gave up on the lane while its copy was still its own");
+            release.countDown();
+            longJob.get(10, TimeUnit.SECONDS);
+
+            LedgerRecord started = suspectIn.get(10, TimeUnit.SECONDS).orElseThrow(() -> new AssertionError("the suspect never ran"));
+            assertTrue(started.currentEntry().isolated(), "it runs alone, so a crash of its own is its own");
+            assertEquals("worker-1", ledger.findOwn(JobKey.of("acme", suspect)).orElseThrow().leaseOwner());
+        } finally {
+            release.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    /**
+     * A suspect that still cannot get the lane gives its copy back, and leaves a mark on its record. The dead-letter
+     * intake takes a copy SQS moved whose record did not change across three returns for a job that dies before
+     * reaching the ledger, and quarantines it REDRIVEN; a suspect turned away on every receive looked just like one.
+     */
+    @Test
+    void aSuspectThatCannotGetTheLaneLeavesAMarkOnItsRecordSoItsReturnsAreNotTakenForAJobThatNeverReachesTheLedger() throws Exception {
+        PoisonGuardConfig config = shortVisibility().set("poison-guard.attempt.deadline", "1s").set("poison-guard.attempt.stop-grace", "500ms").build();
+        Clock clock = Clock.systemUTC();
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
+        IntakeStage intake = intake(config, ledger, clock, null);
+        Instant now = clock.instant();
+        String suspect = "turned-away-" + now.toEpochMilli();
+        LedgerRecord before = diedRunning(config, ledger, suspect, now);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        CountDownLatch inLane = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            holdInLane(threads, intake, copy("hung-" + now.toEpochMilli(), "m-hung", 1, now), inLane, release);
+            assertTrue(inLane.await(10, TimeUnit.SECONDS));
+
+            Optional<IntakeStage.Ticket> turnedAway = threads.submit(() -> intake.admit(copy(suspect, "m-away", 2, clock.instant())))
+                    .get(30, TimeUnit.SECONDS);
+
+            assertTrue(turnedAway.isEmpty(), "the lane never emptied");
+            LedgerRecord after = ledger.findOwn(JobKey.of("acme", suspect)).orElseThrow();
+            assertTrue(after.version() > before.version(), "the record did not change: its returns would count toward REDRIVEN");
+            assertEquals(before.attempt(), after.attempt(), "nothing was counted or started");
+            assertEquals(before.state(), after.state());
+        } finally {
+            release.countDown();
+            threads.shutdownNow();
+        }
     }
 
     /**
