@@ -80,7 +80,7 @@ public class Alerts {
     /** A job was quarantined (once per quarantine): to every service-wide route and to its owner's. */
     public void quarantined(LedgerRecord r, io.poisonguard.owners.OwnerMap.Assignment owner) {
         Alert alert = new Alert(Alert.QUARANTINED, r.jobId(), r.tenant(), r.jobType(), r.quarantineClass().name(), r.attempt(), r.generation(),
-                r.quarantineReason(), link(r.jobId()), clock.instant(), owner.owner() + (owner.defaulted() ? " (default: no owner matched)" : ""));
+                r.quarantineReason(), link(r.jobId(), r.tenant()), clock.instant(), owner.owner() + (owner.defaulted() ? " (default: no owner matched)" : ""));
         publish(alert);
         ownerRoutes.getOrDefault(owner.owner(), List.of()).forEach(d -> d.offer(alert));
     }
@@ -89,7 +89,7 @@ public class Alerts {
     public void escalated(io.poisonguard.quarantine.QuarantineRecord r, String owner, String stage, java.time.Duration within) {
         Alert alert = new Alert(Alert.ESCALATED, r.jobId(), r.tenant(), r.jobType(), r.failureClass().name(), r.attempts(), r.generation(),
                 "not " + (stage.equals("acknowledge") ? "acknowledged" : "resolved") + " within " + within + " of quarantine (owner " + owner
-                        + "); state " + r.triageState(), link(r.jobId()), clock.instant(), owner);
+                        + "); state " + r.triageState(), link(r.jobId(), r.tenant()), clock.instant(), owner);
         dispatches.get(0).offer(alert);
         List<AlertDispatch> routes = escalationRoutes.getOrDefault(owner, List.of());
         if (routes.isEmpty()) {
@@ -104,7 +104,7 @@ public class Alerts {
         io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(r.tenant(), r.jobType());
         Alert alert = new Alert(Alert.REPLAY_OUTCOME, r.jobId(), r.tenant(), r.jobType(),
                 r.quarantineClass() == null ? null : r.quarantineClass().name(), r.attempt(), r.generation(),
-                r.quarantineClass() == null ? "replay succeeded" : r.quarantineReason(), link(r.jobId()), clock.instant(),
+                r.quarantineClass() == null ? "replay succeeded" : r.quarantineReason(), link(r.jobId(), r.tenant()), clock.instant(),
                 owner.owner() + (owner.defaulted() ? " (default: no owner matched)" : ""));
         publish(alert);
         ownerRoutes.getOrDefault(owner.owner(), List.of()).forEach(d -> d.offer(alert));
@@ -123,8 +123,16 @@ public class Alerts {
         publish(new Alert(Alert.SYSTEMIC_RESUMED, null, null, null, null, 0, 0, why, operatorUrl + "/ops/consumption", clock.instant()));
     }
 
-    private String link(String jobId) {
-        return operatorUrl + "/ops/quarantine/" + java.net.URLEncoder.encode(jobId, java.nio.charset.StandardCharsets.UTF_8);
+    /**
+     * The job's record in the operator API, naming its tenant ({@code -} for the job of no tenant): a job id two tenants
+     * share answers 409 without it. Encoded for a path segment and a query value (a space as {@code %20}, not {@code +}).
+     */
+    private String link(String jobId, String tenant) {
+        return operatorUrl + "/ops/quarantine/" + encoded(jobId) + "?tenant=" + (tenant == null ? "-" : encoded(tenant));
+    }
+
+    private static String encoded(String s) {
+        return java.net.URLEncoder.encode(s, java.nio.charset.StandardCharsets.UTF_8).replace("+", "%20");
     }
 
     private void publish(Alert alert) {

@@ -59,6 +59,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     /** The last review stage: a record on which it was escalated has nothing left to escalate. */
     static final String LAST_STAGE = io.poisonguard.owners.ReviewStage.RESOLVE.key();
+    static final String FIRST_STAGE = io.poisonguard.owners.ReviewStage.ACKNOWLEDGE.key();
 
     public DynamoQuarantineStore(DynamoDbClient dynamo, String table, Clock clock) {
         this(dynamo, table, clock, DEFAULT_READ_BUDGET);
@@ -404,10 +405,29 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     @Override
-    public List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant before, Instant now, int limit) {
-        return waitingInClass(failureClass, now, " AND quarantinedAt <= :before",
+    public List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant acknowledgeBefore, Instant resolveBefore, Instant now,
+                                               int limit) {
+        // Two reads, one per stage: the time each stage falls due is on the index's sort key, which a filter cannot use.
+        List<QuarantineRecord> toResolve = waitingInClass(failureClass, now, " AND quarantinedAt <= :before",
                 " AND (attribute_not_exists(escalated) OR NOT contains(escalated, :last))",
-                Map.of(":before", Attrs.millis(before), ":last", Attrs.s(LAST_STAGE)), Map.of(), null, limit, DynamoQuarantineStore::decode);
+                Map.of(":before", Attrs.millis(resolveBefore), ":last", Attrs.s(LAST_STAGE)), Map.of(), null, limit, DynamoQuarantineStore::decode);
+        List<QuarantineRecord> toAcknowledge = waitingInClass(failureClass, now, " AND quarantinedAt <= :before",
+                " AND attribute_not_exists(ackBy) AND (attribute_not_exists(escalated) OR (NOT contains(escalated, :first)"
+                        + " AND NOT contains(escalated, :last)))",
+                Map.of(":before", Attrs.millis(acknowledgeBefore), ":first", Attrs.s(FIRST_STAGE), ":last", Attrs.s(LAST_STAGE)), Map.of(), null,
+                limit, DynamoQuarantineStore::decode);
+        Map<String, QuarantineRecord> both = new java.util.LinkedHashMap<>();
+        java.util.stream.Stream.concat(toResolve.stream(), toAcknowledge.stream())
+                .sorted(java.util.Comparator.comparing(QuarantineRecord::quarantinedAt))
+                .forEach(r -> both.putIfAbsent(JobKey.of(r.tenant(), r.jobId()).storage(), r));
+        return List.copyOf(both.values());
+    }
+
+    @Override
+    public List<Escalated> partlyEscalated(FailureClass failureClass, Instant now, int max) {
+        return waitingInClass(failureClass, now, "", " AND contains(escalated, :first) AND NOT contains(escalated, :last)",
+                Map.of(":first", Attrs.s(FIRST_STAGE), ":last", Attrs.s(LAST_STAGE)), Map.of("#owner", "owner"), "#owner, ackBy", max,
+                item -> new Escalated(Attrs.str(item, "owner"), item.containsKey("ackBy")));
     }
 
     @Override

@@ -58,4 +58,9 @@ public final class OwnerMap {
     public Duration earliestDeadline() {
         return all().stream().map(Owner::acknowledgeWithin).min(Comparator.naturalOrder()).orElseThrow();
     }
+
+    /** The shortest resolve deadline of any owner: no record quarantined more recently can be overdue for resolution. */
+    public Duration earliestResolveDeadline() {
+        return all().stream().map(Owner::resolveWithin).min(Comparator.naturalOrder()).orElseThrow();
+    }
 }

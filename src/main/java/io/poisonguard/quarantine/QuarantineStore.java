@@ -47,16 +47,24 @@ public interface QuarantineStore {
     boolean markEscalated(JobKey key, String stage);
 
     /**
-     * Live records of one class still waiting (status QUARANTINED) and quarantined at or before {@code before}, oldest
-     * first, leaving out those whose last review stage ({@code resolve}) was escalated: nothing is left to escalate on
-     * them, and however many there are they must not keep newer records from their turn.
+     * Live records of one class still waiting (status QUARANTINED) with a review stage that may be due, oldest first: those
+     * neither acknowledged nor escalated for acknowledgement, quarantined at or before {@code acknowledgeBefore}, and those
+     * not escalated for resolution, quarantined at or before {@code resolveBefore}; at most {@code limit} of each. Records
+     * with nothing to escalate now (both stages escalated; or the first acknowledged or escalated and the second not due
+     * for any owner yet) are left out: however many there are they must not keep newer records from their turn.
      */
-    List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant before, Instant now, int limit);
+    List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant acknowledgeBefore, Instant resolveBefore, Instant now, int limit);
+
+    /**
+     * The waiting records of one class escalated for acknowledgement and not yet for resolution: their owner and whether
+     * acknowledged since (up to {@code max}), for the overdue gauges.
+     */
+    List<Escalated> partlyEscalated(FailureClass failureClass, Instant now, int max);
 
     /** The waiting records of one class whose last review stage was escalated: their owner and whether acknowledged (up to {@code max}). */
     List<Escalated> fullyEscalated(FailureClass failureClass, Instant now, int max);
 
-    /** A waiting record all of whose review stages were escalated, as the overdue gauges count it. */
+    /** A waiting record escalated (fully or for acknowledgement only), as the overdue gauges count it. */
     record Escalated(String owner, boolean acknowledged) {
     }
 

@@ -128,6 +128,8 @@ public class BulkReplays {
         // While the canary runs its state is written again now and then, so a reader can tell a batch waiting from one whose
         // instance died (updatedAt moves).
         BulkReplay waiting = batch.next(BulkReplay.Status.CANARY_RUNNING, null, outcomes, clock.instant(), false, batch.detail());
+        // Kept at once: a batch stopped while the canary runs must still say the canary was sent.
+        progress(waiting);
         String canaryOutcome = first instanceof ActionOutcome.Replayed r
                 ? awaitOutcome(canary, r.generation(), () -> progress(waiting.next(BulkReplay.Status.CANARY_RUNNING, null, waiting.outcomes(),
                         clock.instant(), false, waiting.detail())))
@@ -173,7 +175,7 @@ public class BulkReplays {
     }
 
     /** Waits for the canary's new generation to end: SUCCEEDED, or anything that is not a success. */
-    private String awaitOutcome(JobKey jobId, int generation, Runnable stillWaiting) {
+    String awaitOutcome(JobKey jobId, int generation, Runnable stillWaiting) {
         Instant deadline = clock.instant().plus(settings.canaryTimeout());
         Instant touch = clock.instant().plus(CANARY_TOUCH);
         while (clock.instant().isBefore(deadline)) {
@@ -181,7 +183,14 @@ public class BulkReplays {
                 stillWaiting.run();
                 touch = clock.instant().plus(CANARY_TOUCH);
             }
-            Optional<LedgerRecord> r = ledger.findOwn(jobId);
+            Optional<LedgerRecord> r;
+            try {
+                r = ledger.findOwn(jobId);
+            } catch (io.poisonguard.ledger.StoreUnavailable down) {
+                // One read the ledger did not answer says nothing about the canary: look again, within the same timeout.
+                LOG.debugf("Bulk replay: reading canary %s's outcome failed (%s); looking again", jobId.jobId(), down.getMessage());
+                r = Optional.empty();
+            }
             if (r.isPresent() && r.get().generation() == generation) {
                 JobState s = r.get().state();
                 if (s == JobState.SUCCEEDED) {

@@ -100,12 +100,22 @@ public class EscalationCheck {
                     counts.merge(owner + "/" + ReviewStage.ACKNOWLEDGE.key(), 1, Integer::sum);
                 }
             }
-            // Only records with a stage left to escalate: however many are fully escalated, newer ones get their turn.
-            List<QuarantineRecord> waiting = quarantine.waitingSince(c, now.minus(owners.earliestDeadline()), now, PER_CLASS);
+            // Escalated for acknowledgement only: still overdue for it, counted here whether or not read below (they are
+            // read only once some owner's resolve deadline may have passed).
+            for (QuarantineStore.Escalated e : quarantine.partlyEscalated(c, now, MAX_COUNTED)) {
+                if (!e.acknowledged()) {
+                    counts.merge(owners.owner(e.owner()).name() + "/" + ReviewStage.ACKNOWLEDGE.key(), 1, Integer::sum);
+                }
+            }
+            // Only records with a stage that may be due: however many have nothing due now (fully escalated, or escalated
+            // for acknowledgement with their resolve deadline far off), newer ones get their turn.
+            List<QuarantineRecord> waiting = quarantine.waitingSince(c, now.minus(owners.earliestDeadline()),
+                    now.minus(owners.earliestResolveDeadline()), now, PER_CLASS);
             for (QuarantineRecord r : waiting) {
                 Owner owner = owners.owner(r.triage().owner());
                 boolean acknowledged = r.triage().acknowledgedBy() != null;
-                if (!acknowledged && now.isAfter(r.quarantinedAt().plus(owner.acknowledgeWithin()))) {
+                boolean countedAbove = r.triage().escalated().contains(ReviewStage.ACKNOWLEDGE.key());
+                if (!acknowledged && !countedAbove && now.isAfter(r.quarantinedAt().plus(owner.acknowledgeWithin()))) {
                     counts.merge(owner.name() + "/" + ReviewStage.ACKNOWLEDGE.key(), 1, Integer::sum);
                 }
                 if (now.isAfter(r.quarantinedAt().plus(owner.resolveWithin()))) {

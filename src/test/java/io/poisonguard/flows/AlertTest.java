@@ -58,7 +58,8 @@ class AlertTest extends FlowTest {
         assertEquals("tenant-z", hook.get("tenant").asText());
         assertEquals("PERMANENT", hook.get("failureClass").asText());
         assertEquals(2, hook.get("attempts").asInt());
-        assertEquals("https://ops.example.test/ops/quarantine/alert-1", hook.get("link").asText());
+        // The link names the tenant: a job id another tenant uses too would otherwise answer 409 and make the on-call ask which.
+        assertEquals("https://ops.example.test/ops/quarantine/alert-1?tenant=tenant-z", hook.get("link").asText());
         assertTrue(!AlertSinks.WEBHOOK.get(0).contains("Old Shape"), "no payload in the alert");
         JsonNode sns = json.readTree(AlertSinks.SNS.get(0));
         assertEquals("alert-1", sns.get("jobId").asText());

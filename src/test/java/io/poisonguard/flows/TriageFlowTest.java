@@ -180,6 +180,11 @@ class TriageFlowTest extends FlowTest {
                 .post("/ops/quarantine/triage-1/notes?tenant=t-other").then().statusCode(200)
                 .body("triage.notes[0].text", containsString("provider returned 401"))
                 .body("triage.notes[0].text", not(containsString("eyJzdWIiOiJ4In0")));
+        // Who acted is the token's subject, which the identity provider fixes, not a display name a user may edit: a token
+        // whose upn and preferred_username say "olga" acts, and is audited, as its own subject.
+        given().auth().oauth2(io.poisonguard.testing.Tokens.named("mallory", "olga", "operator")).contentType(ContentType.JSON)
+                .body(Map.of("text", "looks like the provider")).post("/ops/quarantine/triage-1/notes?tenant=t-other").then().statusCode(200)
+                .body("triage.notes[1].by", equalTo("mallory"));
         given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("assignee", "<script>", "reason", "x"))
                 .post("/ops/quarantine/triage-1/assign?tenant=t-other").then().statusCode(400);
         // A reason is kept for ever in the audit trail and shown to every viewer of the tenant: a credential pasted into
@@ -236,11 +241,40 @@ class TriageFlowTest extends FlowTest {
     }
 
     private static io.poisonguard.quarantine.QuarantineRecord timedOut(String jobId, java.time.Instant at, java.util.Set<String> escalated) {
-        return new io.poisonguard.quarantine.QuarantineRecord(jobId, "t-permits", "permit-report", 1, FailureClass.TIMEOUT,
-                "TIMEOUT limit reached", 3, Map.of(FailureClass.TIMEOUT, 3), new io.poisonguard.admission.Diagnostics(10, "UTF-8", null, null, 3, null), List.of(), at, at, at, at.plus(Duration.ofDays(13)),
+        return quarantined(jobId, FailureClass.TIMEOUT, "permits", at, escalated);
+    }
+
+    private static io.poisonguard.quarantine.QuarantineRecord quarantined(String jobId, FailureClass c, String owner, java.time.Instant at,
+                                                                          java.util.Set<String> escalated) {
+        return new io.poisonguard.quarantine.QuarantineRecord(jobId, "t-permits", "permit-report", 1, c,
+                c + " limit reached", 3, Map.of(c, 3), new io.poisonguard.admission.Diagnostics(10, "UTF-8", null, null, 3, null), List.of(), at, at, at, at.plus(Duration.ofDays(13)),
                 "m-" + jobId, io.poisonguard.quarantine.QuarantineStatus.QUARANTINED, List.of(), null,
                 io.poisonguard.quarantine.DeadLetterCopy.sent("d-" + jobId),
-                new io.poisonguard.quarantine.Triage("permits", false, null, null, null, List.of(), escalated));
+                new io.poisonguard.quarantine.Triage(owner, false, null, null, null, List.of(), escalated));
+    }
+
+    /**
+     * Records escalated for acknowledgement whose resolve deadline is still far off (another owner's, an hour) have nothing
+     * to escalate for that hour, yet a check read them as the oldest 500 of their class and never reached a newer record
+     * of another owner, overdue for its acknowledgement: no escalation, and its acknowledge gauge stayed 0.
+     */
+    @Test
+    void anOverdueRecordBehindFiveHundredOlderOnesWhoseNextStageIsNotDueIsStillEscalated() {
+        java.time.Instant now = java.time.Instant.now();
+        for (int i = 0; i < io.poisonguard.triage.EscalationCheck.PER_CLASS; i++) {
+            quarantine.putIfAbsent(quarantined("partly-" + i, FailureClass.THROTTLED, "strays", now.minus(Duration.ofMinutes(10)).plusMillis(i),
+                    java.util.Set.of("acknowledge")));
+        }
+        JobKey late = new JobKey("t-permits", "behind-the-partly-escalated");
+        quarantine.putIfAbsent(quarantined(late.jobId(), FailureClass.THROTTLED, "permits", now.minus(Duration.ofMinutes(1)), java.util.Set.of()));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> quarantine.find(late).orElseThrow().triage().escalated().contains("acknowledge"));
+        // The gauge still counts the 500 partly escalated ones as overdue for acknowledgement.
+        java.util.regex.Pattern gauge = java.util.regex.Pattern.compile("poison_guard_quarantine_overdue\\{owner=\"strays\",stage=\"acknowledge\"} ([0-9.]+)");
+        await().atMost(Duration.ofSeconds(10)).until(() -> {
+            java.util.regex.Matcher m = gauge.matcher(management().get("/q/metrics").asString());
+            return m.find() && Double.parseDouble(m.group(1)) >= io.poisonguard.triage.EscalationCheck.PER_CLASS;
+        });
     }
 
     @Test

@@ -53,7 +53,7 @@ class EscalationCheckTest {
         List<QuarantineRecord> waiting = List.of(overdue("tenant-a", "too-large"), overdue("tenant-b", "ordinary"));
         QuarantineStore store = (QuarantineStore) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{QuarantineStore.class},
                 (proxy, method, args) -> switch (method.getName()) {
-                    case "fullyEscalated" -> List.of();
+                    case "fullyEscalated", "partlyEscalated" -> List.of();
                     case "waitingSince" -> args[0] == FailureClass.PERMANENT ? waiting : List.of();
                     case "markEscalated" -> {
                         JobKey key = (JobKey) args[0];

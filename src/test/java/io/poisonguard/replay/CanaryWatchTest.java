@@ -1,0 +1,50 @@
+package io.poisonguard.replay;
+
+import io.poisonguard.config.Configs;
+import io.poisonguard.ledger.JobKey;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
+import org.junit.jupiter.api.Test;
+
+import java.time.Clock;
+import java.time.Instant;
+import java.util.Optional;
+import java.util.concurrent.atomic.AtomicInteger;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+
+/**
+ * A bulk replay waits for its canary's outcome by reading the ledger. One read the ledger does not answer (a throttle, a
+ * timeout) used to end the whole batch: STOPPED, "after 0 of N jobs", while the canary it had sent ran on unwatched.
+ */
+class CanaryWatchTest {
+    @Test
+    void aLedgerReadThatFailsWhileTheCanaryRunsDoesNotEndTheWatch() {
+        Instant now = Instant.now();
+        JobKey canary = JobKey.of("acme", "canary-1");
+        LedgerRecord succeeded = LedgerRecord.fresh("canary-1", "acme", "permit-report", 2, now).moveTo(JobState.ACTIVE, now)
+                .moveTo(JobState.SUCCEEDED, now);
+        AtomicInteger reads = new AtomicInteger();
+        LedgerStore flaky = new LedgerStore() {
+            @Override
+            public Optional<LedgerRecord> find(JobKey key) {
+                if (reads.incrementAndGet() == 1) {
+                    throw new StoreUnavailable("the ledger", false, new java.net.SocketTimeoutException("read timed out"));
+                }
+                return Optional.of(succeeded);
+            }
+
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                throw new AssertionError("the watch only reads");
+            }
+        };
+        BulkReplays bulk = new BulkReplays(null, null, flaky, null, null, Clock.systemUTC(), null,
+                Configs.defaults().set("poison-guard.replay.canary-timeout", "30s").build());
+
+        assertEquals("SUCCEEDED", bulk.awaitOutcome(canary, 2, () -> { }));
+        assertEquals(2, reads.get(), "read again after the failed read");
+    }
+}
