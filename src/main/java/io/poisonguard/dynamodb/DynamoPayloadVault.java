@@ -59,7 +59,8 @@ public final class DynamoPayloadVault implements PayloadVault {
      * kept for a quarantine is the one its record describes. A later copy under the same key (a producer's resend, a
      * dead-letter copy moved back with its labels and fewer attributes, a sender forging the id) replaces nothing. The
      * head's write is conditional too, so of two first keeps at once one stands; of a payload over one part, the other's
-     * parts may then have been overwritten and the entry reads as incomplete until a later keep writes it whole.
+     * parts may then have been overwritten: a later keep finds the entry torn (a part of another write) and writes it
+     * whole again. (Until one comes, a replay or payload view finds it unreadable and says so, never that it is gone.)
      */
     @Override
     public void keep(KeptPayload p) {
@@ -67,9 +68,16 @@ public final class DynamoPayloadVault implements PayloadVault {
         Instant now = clock.instant();
         Map<String, AttributeValue> current = Unavailability.read("the payload vault", () -> dynamo.getItem(b -> b.tableName(table)
                 .consistentRead(true).key(Map.of(KEY, Attrs.s(storageKey), PART, Attrs.n(0))))).item();
+        String torn = null;
         if (current != null && !current.isEmpty() && keptAlready(current, p.generation(), now)) {
-            return;
+            if (whole(storageKey, current)) {
+                return;
+            }
+            // Two first keeps of a payload over one part at once: one's head stands over the other's parts. Written again
+            // whole, in place of the torn entry (its head's write id is the condition).
+            torn = Attrs.str(current, "write");
         }
+        String tornWrite = torn;
         // The associated data is the scoped key: an entry moved under another tenant's key does not open.
         byte[] sealed = seal.seal(storageKey, p.body(), p.attributes());
         int parts = Math.max(1, (sealed.length + CHUNK - 1) / CHUNK);
@@ -95,16 +103,38 @@ public final class DynamoPayloadVault implements PayloadVault {
             }
             try {
                 Unavailability.write("the payload vault", () -> dynamo.putItem(b -> b.tableName(table).item(item)
-                        .conditionExpression("attribute_not_exists(#k) OR #g < :g OR #ttl <= :now OR #w = :w")
+                        .conditionExpression("attribute_not_exists(#k) OR #g < :g OR #ttl <= :now OR #w = :w OR #w = :torn")
                         .expressionAttributeNames(Map.of("#k", KEY, "#g", "generation", "#ttl", TableBootstrap.TTL_ATTRIBUTE, "#w", "write"))
                         .expressionAttributeValues(Map.of(":g", Attrs.n(p.generation()), ":now", Attrs.epochSeconds(now),
-                                ":w", Attrs.s(write)))));
+                                ":w", Attrs.s(write), ":torn", Attrs.s(tornWrite == null ? write : tornWrite)))));
             } catch (ConditionalCheckFailedException keptMeanwhile) {
                 // Another keep of this generation landed first (or this write landed and the SDK sent it again: same write id
                 // passes). Either way the entry stands whole under its own write id.
                 return;
             }
         }
+    }
+
+    /** Whether every part of the entry under {@code storageKey} belongs to the write its head {@code head} names. */
+    private boolean whole(String storageKey, Map<String, AttributeValue> head) {
+        Integer parts = Attrs.integer(head, "parts");
+        if (parts == null || parts <= 1) {
+            return true;
+        }
+        String write = Attrs.str(head, "write");
+        List<Map<String, AttributeValue>> found = new ArrayList<>();
+        Map<String, AttributeValue> start = null;
+        do {
+            Map<String, AttributeValue> from = start;
+            QueryResponse page = Unavailability.read("the payload vault", () -> dynamo.query(b -> b.tableName(table).consistentRead(true)
+                    .keyConditionExpression("#k = :k").projectionExpression("#p, #w")
+                    .expressionAttributeNames(Map.of("#k", KEY, "#p", PART, "#w", "write"))
+                    .expressionAttributeValues(Map.of(":k", Attrs.s(storageKey))).exclusiveStartKey(from)));
+            found.addAll(page.items());
+            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
+        } while (start != null);
+        long matching = found.stream().filter(i -> Attrs.integer(i, PART) < parts && write.equals(Attrs.str(i, "write"))).count();
+        return matching == parts;
     }
 
     /** Whether the head {@code head} holds an entry of {@code generation} or later that has not expired. */

@@ -160,14 +160,17 @@ public class IntakeStage {
             // jobs in the lane to finish, which can take longer than its copy stays hidden: it keeps the copy hidden
             // meanwhile, up to the time those jobs can take (the poller takes no more work while it waits). Given up
             // after half a visibility, it never ran while the jobs in a busy lane outlasted that.
+            // Only a suspect that is to start an attempt now waits long: one whose copy is forwarded to the DLQ (a parked
+            // job), deleted, or deferred (its retry delay not over, an earlier generation) takes the lane only briefly.
+            boolean startsNow = alone && startsNow(seen.get(), claimed);
             Duration sinceReceive = Duration.between(m.receivedAt(), clock.instant());
             Duration firstWait = visibility.dividedBy(2).minus(sinceReceive);
-            Duration maxWait = alone ? suspectWait.minus(sinceReceive) : firstWait;
-            Optional<IsolationLane.Slot> entered = alone
+            Duration maxWait = startsNow ? suspectWait.minus(sinceReceive) : firstWait;
+            Optional<IsolationLane.Slot> entered = startsNow
                     ? lane.enterAlone(firstWait, maxWait, visibility.dividedBy(2), () -> keepHidden(m))
-                    : lane.enter(false, maxWait);
+                    : lane.enter(alone, maxWait);
             if (entered.isEmpty()) {
-                if (alone) {
+                if (alone && !seen.get().state().parked()) {
                     turnedAway(seen.get());
                 }
                 source.changeVisibility(m, visibility.dividedBy(2));
@@ -268,6 +271,17 @@ public class IntakeStage {
         metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
         LOG.warnf("Job %s: ledger kept changing under %d attempts to decide; leaving the copy to redeliver", id.jobId(), MAX_CONFLICTS);
         return Optional.empty();
+    }
+
+    /**
+     * Whether a suspect's copy, as its record stands, would start an attempt now (not merely record its crash and wait on
+     * its ladder, be forwarded as a parked job's copy, be deleted or deferred). Asked of the pure decision itself, with a
+     * throwaway random: nothing is written or consumed.
+     */
+    private boolean startsNow(LedgerRecord suspect, int claimed) {
+        int generation = claimed <= 1 || suspect.generation() >= claimed ? claimed : suspect.generation();
+        return decisions.intake(suspect, Optional.empty(), generation, clock.instant(), worker, new Decisions.Lane(true, 0),
+                new java.util.SplittableRandom(0)) instanceof Intake.Run;
     }
 
     /** Keeps a waiting suspect's copy hidden for another visibility timeout; false when SQS did not take the change. */

@@ -37,6 +37,8 @@ public class LedgerGate {
     /** The key the probe reads: any answer, item or not, proves the table answers. */
     static final JobKey PROBE_KEY = new JobKey(null, "poison-guard:ledger-probe");
     private static final Duration WAIT_STEP = Duration.ofMillis(200);
+    /** The longest SQS hides a message in one change. */
+    private static final Duration MAX_HIDE = Duration.ofHours(12);
 
     private final LedgerStore ledger;
     private final Decisions decisions;
@@ -114,8 +116,13 @@ public class LedgerGate {
             this.visibility = visibility;
         }
 
+        /**
+         * Hides the copy for twice the visibility timeout: probes come at most a visibility timeout apart (checked at boot),
+         * but a probe's own read and the SQS calls before it can stretch the gap.
+         */
         void keepHidden() {
-            change(visibility);
+            Duration twice = visibility.multipliedBy(2);
+            change(twice.compareTo(MAX_HIDE) > 0 ? MAX_HIDE : twice);
         }
 
         /** Shows the copy again at once: its ending is written (or the job moved on), and the intake decides what it is now. */

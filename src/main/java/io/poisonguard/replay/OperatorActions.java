@@ -62,6 +62,8 @@ public class OperatorActions {
     private final java.time.Duration settleTime;
     private final java.time.Duration quarantineRetention;
     private final int redriveMaxReceiveCount;
+    /** How long the main queue keeps a message: a source kept there is gone after it. */
+    private final java.time.Duration queueRetention;
 
     public OperatorActions(LedgerStore ledger, QuarantineStore quarantine, TenantDirectory tenants, PayloadArchive archive,
                            PayloadVault vault, ReplaySender sender, AuditLog audit, Clock clock, CodeVersion codeVersion,
@@ -78,6 +80,7 @@ public class OperatorActions {
         this.pacer = new Pacer(config.replay().rate());
         this.settleTime = config.replay().settleTime();
         this.redriveMaxReceiveCount = config.resources().redriveMaxReceiveCount();
+        this.queueRetention = config.resources().queueRetention();
         this.quarantineRetention = config.retention().quarantine();
     }
 
@@ -150,8 +153,11 @@ public class OperatorActions {
             record(key, AuditAction.REPLAY, early, actor, reason, quarantined.generation(), quarantined.attempt());
             return early;
         }
-        Optional<DeadLetterCopy> refusedKeptSource = stored.map(QuarantineRecord::deadLetter)
-                .filter(c -> c.state() == DeadLetterCopy.State.REFUSED && c.sourceKept());
+        // Kept on the main queue by the main path (a record the dead-letter intake wrote, its receiveCount set, kept its original
+        // in the DLQ, where the scan looks), and no longer than the main queue keeps a message: past that it is gone.
+        Optional<DeadLetterCopy> refusedKeptSource = stored.filter(r -> r.receiveCount() == null
+                        && r.quarantinedAt() != null && r.quarantinedAt().plus(queueRetention).isAfter(now))
+                .map(QuarantineRecord::deadLetter).filter(c -> c.state() == DeadLetterCopy.State.REFUSED && c.sourceKept());
         if (refusedKeptSource.isPresent()) {
             // The DLQ refused the copy for good and nothing else held the payload, so the quarantine kept the source message
             // on the main queue for SQS's redrive policy to move: the payload is there, not lost, and reaches the DLQ (where
@@ -552,7 +558,7 @@ public class OperatorActions {
         String jobId = key.jobId();
         Optional<QuarantineRecord> record = quarantine.find(key);
         Optional<String> tenantRefusal = current.flatMap(l -> tenants.refusal(l.tenant(), l.jobType()));
-        return ReplayGuard.check(jobId, current, record, tenantRefusal, clock.instant(), settleTime, quarantineRetention);
+        return ReplayGuard.check(jobId, current, record, tenantRefusal, clock.instant(), settleTime, quarantineRetention, queueRetention);
     }
 
     private void markUnrecoverable(LedgerRecord current, Instant now) {

@@ -21,7 +21,7 @@ public final class ReplayGuard {
     /** Empty when the replay may go ahead; otherwise the refusal or the honest unrecoverable answer. */
     public static Optional<ActionOutcome> check(String jobId, Optional<LedgerRecord> ledger, Optional<QuarantineRecord> record,
                                                 Optional<String> tenantRefusal, Instant now, Duration settleTime,
-                                                Duration quarantineRetention) {
+                                                Duration quarantineRetention, Duration queueRetention) {
         if (ledger.isEmpty()) {
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId));
         }
@@ -43,10 +43,12 @@ public final class ReplayGuard {
         if (record.isEmpty()) {
             return Optional.of(new ActionOutcome.Unrecoverable(jobId, "the quarantine record passed its retention; the payload is gone"));
         }
-        if (state == JobState.QUARANTINED && record.get().generation() < ledger.get().generation()) {
+        if (state == JobState.QUARANTINED && record.get().generation() < ledger.get().generation()
+                && ledger.get().updatedAt().plus(queueRetention).isAfter(now)) {
             // A replayed generation failed again and its quarantine has not written its record yet: until it has kept the
             // payload and sent the dead-letter copy, the job's only copy is on the main queue. The old record's age says
-            // nothing about that, so a replay now would find nothing and call the job unrecoverable.
+            // nothing about that, so a replay now would find nothing and call the job unrecoverable. Not past the main
+            // queue's retention: no copy is on it longer, and a replay then looks in the vault and the DLQ as usual.
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "the quarantine of job " + jobId + " at generation "
                     + ledger.get().generation() + " is still completing (its record is of generation " + record.get().generation()
                     + "); its copy is still on the main queue, try again in a minute"));

@@ -202,6 +202,43 @@ class IntakeStageTest {
     }
 
     /**
+     * A parked job's record can still read as a suspect (its last attempt crashed): its copy is only forwarded to the DLQ,
+     * never run, so it waits for a busy lane no longer than an ordinary copy does, nor hides itself again, nor marks the
+     * record. (Waiting out the lane's drain for it would pause the worker's intake for nothing.)
+     */
+    @Test
+    void aCopyOfAParkedJobWhoseLastAttemptCrashedDoesNotWaitLongForTheLane() throws Exception {
+        PoisonGuardConfig config = shortVisibility().set("poison-guard.failure.crash-ambiguous.base", "1s")
+                .set("poison-guard.failure.crash-ambiguous.cap", "1s").set("poison-guard.failure.crash-ambiguous.jitter", "NONE").build();
+        Clock clock = Clock.systemUTC();
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
+        IntakeStage intake = intake(config, ledger, clock, null);
+        Instant now = clock.instant();
+        String parked = "parked-crashed-" + now.toEpochMilli();
+        LedgerRecord crashed = crashedAndDue(config, ledger, parked, now);
+        LedgerRecord quarantined = ledger.write(crashed.moveTo(JobState.QUARANTINED, now).withQuarantine(
+                io.poisonguard.failure.FailureClass.CRASH_AMBIGUOUS, "CRASH_AMBIGUOUS limit reached"));
+        assertTrue(new Decisions(Settings.policy(config)).needsIsolation(quarantined, now), "the record reads as a suspect");
+        ExecutorService threads = Executors.newCachedThreadPool();
+        CountDownLatch inLane = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            holdInLane(threads, intake, copy("busy-" + now.toEpochMilli(), "m-busy", 1, now), inLane, release);
+            assertTrue(inLane.await(10, TimeUnit.SECONDS));
+
+            Optional<IntakeStage.Ticket> turned = threads.submit(() -> intake.admit(copy(parked, "m-parked", 2, clock.instant())))
+                    .get(10, TimeUnit.SECONDS);
+
+            assertTrue(turned.isEmpty());
+            assertFalse(source.changes.contains(config.consumer().visibilityTimeout()), "its copy was hidden again to wait on: " + source.changes);
+            assertEquals(quarantined.version(), ledger.findOwn(JobKey.of("acme", parked)).orElseThrow().version(), "nothing written");
+        } finally {
+            release.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    /**
      * A suspect that still cannot get the lane gives its copy back, and leaves a mark on its record. The dead-letter
      * intake takes a copy SQS moved whose record did not change across three returns for a job that dies before
      * reaching the ledger, and quarantines it REDRIVEN; a suspect turned away on every receive looked just like one.

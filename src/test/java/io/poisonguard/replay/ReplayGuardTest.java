@@ -28,6 +28,7 @@ class ReplayGuardTest {
     static final Instant NOW = Instant.parse("2026-12-06T12:00:00Z");
     static final Duration SETTLE = Duration.ofMinutes(2);
     static final Duration RETENTION = Duration.ofDays(14);
+    static final Duration QUEUE_RETENTION = Duration.ofDays(4);
 
     private static LedgerRecord quarantined(int generation, Instant at) {
         return LedgerRecord.fresh("job-7", "tenant-a", "permit-report", generation, at).moveTo(JobState.QUARANTINED, at)
@@ -46,7 +47,7 @@ class ReplayGuardTest {
         LedgerRecord again = quarantined(2, NOW.minusSeconds(1));
 
         Optional<ActionOutcome> verdict = ReplayGuard.check("job-7", Optional.of(again), Optional.of(old), Optional.empty(), NOW,
-                SETTLE, RETENTION);
+                SETTLE, RETENTION, QUEUE_RETENTION);
 
         ActionOutcome.Refused refused = assertInstanceOf(ActionOutcome.Refused.class, verdict.orElseThrow(
                 () -> new AssertionError("a replay went ahead while generation 2's quarantine was still completing")));
@@ -60,6 +61,20 @@ class ReplayGuardTest {
         LedgerRecord l = quarantined(2, at);
 
         assertEquals(Optional.empty(), ReplayGuard.check("job-7", Optional.of(l), Optional.of(record(l, at)), Optional.empty(), NOW,
-                SETTLE, RETENTION));
+                SETTLE, RETENTION, QUEUE_RETENTION));
+    }
+
+    /**
+     * The refusal has an end: no copy stays on the main queue past its retention, so a re-quarantine whose record was never
+     * written (its copy lost) is not refused for ever; the replay then looks in the vault and the DLQ as usual.
+     */
+    @Test
+    void aRecordThatNeverCameIsNoLongerWaitedForPastTheMainQueuesRetention() {
+        Instant firstQuarantine = NOW.minus(Duration.ofDays(10));
+        QuarantineRecord old = record(quarantined(1, firstQuarantine), firstQuarantine);
+        LedgerRecord again = quarantined(2, NOW.minus(QUEUE_RETENTION).minusSeconds(1));
+
+        assertEquals(Optional.empty(), ReplayGuard.check("job-7", Optional.of(again), Optional.of(old), Optional.empty(), NOW,
+                SETTLE, RETENTION, QUEUE_RETENTION));
     }
 }
