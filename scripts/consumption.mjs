@@ -36,3 +36,4 @@ if (json.trip) {
   if (json.trip.sampleJobIds) console.log(`sample jobs: ${json.trip.sampleJobIds.join(', ')}`);
 }
 if (opt.resume) console.log(json.resumed ? 'resumed' : 'the guard was not tripped; nothing to resume');
+if (opt.resume && json.audited === false) console.log('warning: the audit trail did not take the entry (the service logged it at ERROR)');

@@ -33,6 +33,7 @@ import java.util.Optional;
 public class ConsumptionResource {
     /** The audit trail's key for actions on consumption rather than on a job. */
     static final String AUDIT_KEY = "system:consumption";
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(ConsumptionResource.class);
 
     private final ConsumptionGate gate;
     private final SystemicGuard guard;
@@ -83,10 +84,23 @@ public class ConsumptionResource {
         Optional<SystemicWatch.Trip> cleared = guard.resume(actor);
         boolean wasTripped = cleared.isPresent();
         String signature = cleared.map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
-        audit.append(new AuditEntry(AUDIT_KEY, null, clock.instant(), actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
-                null, null, wasTripped ? "RESUMED" : "NOT_TRIPPED", signature));
+        boolean audited = true;
+        try {
+            audit.append(new AuditEntry(AUDIT_KEY, null, clock.instant(), actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
+                    null, null, wasTripped ? "RESUMED" : "NOT_TRIPPED", signature));
+        } catch (RuntimeException e) {
+            if (!wasTripped) {
+                // Nothing changed that the answer would hide: the caller learns the audit trail did not answer (503).
+                throw e;
+            }
+            // The guard is cleared already: the answer must say so (a retry would answer "not tripped"), and the lost entry
+            // is logged, as a replay that went out is.
+            audited = false;
+            LOG.errorf("Consumption resumed by %s but its audit entry was not written (%s)", actor, e.getClass().getSimpleName());
+        }
         Map<String, Object> b = state();
         b.put("resumed", wasTripped);
+        b.put("audited", audited);
         return b;
     }
 

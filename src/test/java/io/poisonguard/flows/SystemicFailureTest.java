@@ -141,6 +141,44 @@ class SystemicFailureTest extends FlowTest {
         System.out.println("\n[consumption command] " + status.out().strip().replace("\n", " | "));
     }
 
+    /**
+     * Resuming clears the guard, then audits it. When the audit table does not take the entry, the guard is already
+     * cleared: the answer says consumption resumed (and that the entry was not written), as a replay that went out does;
+     * before, it answered 503, the command exited 1, and a retry answered "not tripped" with no entry at all.
+     */
+    @Test
+    void aResumeWhoseAuditEntryIsNotWrittenStillAnswersThatItResumed() {
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, "illegal-argument");
+        Queues queues = new Queues(sqs, names);
+        List<String> jobs = IntStream.range(0, 12).mapToObj(i -> "audit-down-" + i).toList();
+        jobs.forEach(id -> queues.send(Queues.permitV3("P-" + id), Queues.permitAttributes(id, "tenant-d", 3)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> gate.admit() != ConsumptionGate.Admit.OPEN);
+        // The fault stays until the resume has answered, so no probe resumes on its own first.
+        io.poisonguard.audit.AuditLog real = io.quarkus.arc.ClientProxy.unwrap(audit);
+        io.quarkus.test.junit.QuarkusMock.installMockForType((io.poisonguard.audit.AuditLog) java.lang.reflect.Proxy.newProxyInstance(
+                getClass().getClassLoader(), new Class<?>[]{io.poisonguard.audit.AuditLog.class}, (proxy, method, args) -> {
+                    if (method.getName().equals("append")) {
+                        throw new io.poisonguard.ledger.StoreUnavailable("the audit trail", false,
+                                new java.net.SocketTimeoutException("read timed out"));
+                    }
+                    try {
+                        return method.invoke(real, args);
+                    } catch (java.lang.reflect.InvocationTargetException e) {
+                        throw e.getCause();
+                    }
+                }), io.poisonguard.audit.AuditLog.class);
+
+        given().auth().oauth2(Tokens.of("olga", "operator")).contentType(io.restassured.http.ContentType.JSON)
+                .body(Map.of("reason", "provider fixed")).post("/ops/consumption/resume").then().statusCode(200)
+                .body("resumed", equalTo(true)).body("audited", equalTo(false));
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
+        await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
+                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
+    }
+
+    @Inject
+    io.poisonguard.audit.AuditLog audit;
+
     record Run(int exit, String out) {
     }
 
