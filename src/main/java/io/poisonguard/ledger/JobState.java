@@ -32,9 +32,7 @@ public enum JobState {
             case QUARANTINED -> EnumSet.of(REPLAYING, RESOLVED, UNRECOVERABLE, DROPPED);
             // REPLAYING -> REPLAYING: an operator re-issues a replay that never reached a worker.
             case REPLAYING -> EnumSet.of(ACTIVE, QUARANTINED, UNRECOVERABLE, REPLAYING);
-            // UNRECOVERABLE -> QUARANTINED: a copy of the payload concluded gone turned up, so the job can be replayed.
-            case UNRECOVERABLE -> EnumSet.of(QUARANTINED);
-            case SUCCEEDED, RESOLVED, DROPPED -> EnumSet.noneOf(JobState.class);
+            case SUCCEEDED, RESOLVED, UNRECOVERABLE, DROPPED -> EnumSet.noneOf(JobState.class);
         };
     }
 

@@ -184,7 +184,6 @@ public class DeadLetterIntake {
         LedgerRecord current = ledger.findOwn(key).orElseGet(() -> LedgerRecord.fresh(jobId, key.tenant(),
                 io.poisonguard.admission.Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE)), generation, now));
         LedgerRecord parked;
-        boolean reopened = false;
         int returnedBefore = Decisions.countedReturns(m.attribute(WireAttributes.DEAD_LETTER_RETURNS), current);
         switch (decisions.adopt(current, generation, m.receiveCount(), config.resources().redriveMaxReceiveCount(), returnedBefore, now)) {
             case Adoption.Busy busy -> {
@@ -209,18 +208,6 @@ public class DeadLetterIntake {
                     return false;
                 }
                 parked = already.current();
-                if (parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE) {
-                    // Its payload was concluded gone, and here is a copy: quarantined again, so it can be replayed.
-                    try {
-                        parked = ledger.write(parked.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
-                        reopened = true;
-                        LOG.warnf("Job %s: a copy of its payload, concluded gone, was found in the dead-letter queue; the job is"
-                                + " quarantined again and can be replayed", jobId);
-                    } catch (LedgerConflict lost) {
-                        LOG.debugf("Job %s changed while its dead-letter copy was adopted; the next sweep decides again", jobId);
-                        return false;
-                    }
-                }
             }
             case Adoption.Quarantine q -> {
                 try {
@@ -264,9 +251,6 @@ public class DeadLetterIntake {
                 config.retention().quarantine(), List.of(), copy, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()))
                 .withReceiveCount(m.receiveCount());
         boolean first = quarantine.putIfAbsent(record);
-        if (!first && reopened) {
-            quarantine.updateStatus(key, io.poisonguard.quarantine.QuarantineStatus.QUARANTINED, Optional.empty());
-        }
         try {
             inbox.delete(m);
         } catch (RuntimeException e) {
@@ -275,7 +259,7 @@ public class DeadLetterIntake {
             LOG.warnf("Job %s: deleting its adopted dead-letter original failed (%s); the next sweep finishes it", jobId,
                     e.getClass().getSimpleName());
         }
-        if (first || reopened) {
+        if (first) {
             metrics.quarantined(failureClass);
             metrics.adoptedFromDeadLetters();
             alerts.quarantined(parked, owner);
@@ -284,7 +268,7 @@ public class DeadLetterIntake {
         } else {
             LOG.infof("Job %s: a dead-letter copy without quarantine attributes was marked as one of its copies (already quarantined)", jobId);
         }
-        return first || reopened;
+        return first;
     }
 
     /**

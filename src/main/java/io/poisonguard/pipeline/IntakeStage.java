@@ -162,7 +162,7 @@ public class IntakeStage {
             // after half a visibility, it never ran while the jobs in a busy lane outlasted that.
             // Only a suspect that is to start an attempt now waits long: one whose copy is forwarded to the DLQ (a parked
             // job), deleted, or deferred (its retry delay not over, an earlier generation) takes the lane only briefly.
-            boolean startsNow = alone && startsNow(seen.get(), claimed);
+            boolean startsNow = alone && startsNow(seen.get(), claimed, verdict);
             Duration sinceReceive = Duration.between(m.receivedAt(), clock.instant());
             Duration firstWait = visibility.dividedBy(2).minus(sinceReceive);
             Duration maxWait = startsNow ? suspectWait.minus(sinceReceive) : firstWait;
@@ -278,9 +278,12 @@ public class IntakeStage {
      * its ladder, be forwarded as a parked job's copy, be deleted or deferred). Asked of the pure decision itself, with a
      * throwaway random: nothing is written or consumed.
      */
-    private boolean startsNow(LedgerRecord suspect, int claimed) {
+    private boolean startsNow(LedgerRecord suspect, int claimed, Verdict verdict) {
         int generation = claimed <= 1 || suspect.generation() >= claimed ? claimed : suspect.generation();
-        return decisions.intake(suspect, Optional.empty(), generation, clock.instant(), worker, new Decisions.Lane(true, 0),
+        // A copy pre-flight rejects only records its rejection. (A replayed copy whose tenant lost its authorization is
+        // judged by the tenant directory after the lane, a read this does not make: such a rare copy may wait long.)
+        Optional<String> rejection = verdict instanceof Verdict.Rejected r ? Optional.of(r.describe()) : Optional.empty();
+        return decisions.intake(suspect, rejection, generation, clock.instant(), worker, new Decisions.Lane(true, 0),
                 new java.util.SplittableRandom(0)) instanceof Intake.Run;
     }
 

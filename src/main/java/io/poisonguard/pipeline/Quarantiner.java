@@ -69,32 +69,22 @@ public class Quarantiner {
         this.alerts = alerts;
     }
 
-    public void complete(LedgerRecord parked, InboundMessage m, Diagnostics diagnostics) {
+    public void complete(LedgerRecord record, InboundMessage m, Diagnostics diagnostics) {
         Instant now = clock.instant();
-        if (parked.state() == io.poisonguard.ledger.JobState.RESOLVED) {
+        if (record.state() == io.poisonguard.ledger.JobState.RESOLVED) {
             // An operator resolved the job: it must never run, and its payload and dead-letter copies were discarded. A copy
             // that turns up later (a resend, a dead-letter copy moved back) is deleted, as the dead-letter intake deletes one;
             // keeping it again would undo the resolve.
             source.delete(m);
-            metrics.outcome(Outcome.DUPLICATE_DROPPED, parked.quarantineClass());
-            LOG.infof("Job %s: deleted a copy of this job, which an operator resolved", parked.jobId());
+            metrics.outcome(Outcome.DUPLICATE_DROPPED, record.quarantineClass());
+            LOG.infof("Job %s: deleted a copy of this job, which an operator resolved", record.jobId());
             return;
         }
-        if (parked.state() == io.poisonguard.ledger.JobState.DROPPED
-                || parked.jobType() != null && disposable.contains(parked.jobType()) && parked.generation() == 1) {
-            drop(parked, m, now);
+        if (record.state() == io.poisonguard.ledger.JobState.DROPPED
+                || record.jobType() != null && disposable.contains(record.jobType()) && record.generation() == 1) {
+            drop(record, m, now);
             return;
         }
-        LedgerRecord record;
-        try {
-            record = reopened(parked, now);
-        } catch (io.poisonguard.ledger.LedgerConflict moved) {
-            // The job changed meanwhile: the copy comes back and is decided again.
-            source.changeVisibility(m, config.consumer().visibilityTimeout());
-            metrics.outcome(Outcome.LEFT_TO_REDELIVER, parked.quarantineClass());
-            return;
-        }
-        boolean reopened = record != parked;
         // A replay that failed again keeps the replay history of the generations before it.
         List<ReplayEntry> earlier = store.find(JobKey.of(record)).map(QuarantineRecord::replays).orElse(List.of()).stream()
                 .map(e -> e.generation() == record.generation() && e.outcome() == null
@@ -161,11 +151,7 @@ public class Quarantiner {
             source.delete(m);
             metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         }
-        if (!first && reopened) {
-            // The record of the quarantine concluded unrecoverable says so: it is waiting again.
-            store.updateStatus(JobKey.of(record), io.poisonguard.quarantine.QuarantineStatus.QUARANTINED, Optional.empty());
-        }
-        if (first || reopened) {
+        if (first) {
             metrics.quarantined(record.quarantineClass());
             alerts.quarantined(record, owner);
             if (record.generation() > 1) {
@@ -176,22 +162,6 @@ public class Quarantiner {
         } else {
             LOG.infof("Job %s: another copy forwarded to the dead-letter queue (already quarantined)", record.jobId());
         }
-    }
-
-    /**
-     * A job concluded UNRECOVERABLE (its payload gone) whose copy turned up after all is quarantined again, at the same
-     * generation, so it can be replayed: the record written QUARANTINED; any other job's record as it is.
-     *
-     * @throws io.poisonguard.ledger.LedgerConflict when the job changed meanwhile
-     */
-    LedgerRecord reopened(LedgerRecord parked, Instant now) {
-        if (parked.state() != io.poisonguard.ledger.JobState.UNRECOVERABLE) {
-            return parked;
-        }
-        LedgerRecord again = ledger.write(parked.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
-        LOG.warnf("Job %s: a copy of its payload, concluded gone, turned up; the job is quarantined again and can be replayed",
-                parked.jobId());
-        return again;
     }
 
     /**

@@ -24,15 +24,9 @@ class JobStateTransitionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"SUCCEEDED", "RESOLVED"})
+    @EnumSource(value = JobState.class, names = {"SUCCEEDED", "RESOLVED", "UNRECOVERABLE"})
     void finishedStatesHaveNoNextState(JobState terminal) {
         assertTrue(terminal.next().isEmpty());
-    }
-
-    /** A job whose payload was concluded gone is quarantined again when a copy of it turns up: it can then be replayed. */
-    @Test
-    void anUnrecoverableJobIsQuarantinedAgainOnlyWhenItsPayloadTurnsUp() {
-        assertEquals(EnumSet.of(JobState.QUARANTINED), JobState.UNRECOVERABLE.next());
     }
 
     @Test

@@ -601,17 +601,6 @@ class ReplayFlowTest extends FlowTest {
         assertEquals(QuarantineStatus.UNRECOVERABLE, quarantine.find(key("r-gone")).orElseThrow().status());
         given().auth().oauth2(viewer).get("/ops/quarantine/r-gone").then().statusCode(200)
                 .body("record.status", equalTo("UNRECOVERABLE")).body("ledgerState", equalTo("UNRECOVERABLE"));
-
-        // Then the payload turns up after all (a copy someone kept, sent back to the queue). The job is quarantined again,
-        // its payload kept, its record reopened, and a replay sends it. Before, the copy went to the DLQ and the vault while
-        // the job stayed UNRECOVERABLE, where no replay or resolve is ever accepted.
-        queues.send(Queues.permitV1("P-r-gone"), Queues.permitAttributes("r-gone", "t-gone", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-gone") == JobState.QUARANTINED
-                && quarantine.find(key("r-gone")).orElseThrow().status() == QuarantineStatus.QUARANTINED && queues.depth(names.jobsQueue()) == 0);
-        assertEquals(Queues.permitV1("P-r-gone"), vault.find(key("r-gone")).orElseThrow().body());
-        handler.legacyReader(true);
-        replay(operator, "r-gone", "the payload was found").then().statusCode(202).body("outcome", equalTo("REPLAYED"));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-gone") == JobState.SUCCEEDED);
     }
 
     @Test

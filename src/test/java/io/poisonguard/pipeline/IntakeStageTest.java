@@ -239,6 +239,41 @@ class IntakeStageTest {
     }
 
     /**
+     * A suspect's copy that admission rejects (here: a schema version the handler cannot read) only records its rejection:
+     * it starts nothing, so it waits for a busy lane no longer than an ordinary copy does.
+     */
+    @Test
+    void aSuspectsCopyThatAdmissionRejectsDoesNotWaitLongForTheLane() throws Exception {
+        PoisonGuardConfig config = shortVisibility().set("poison-guard.failure.crash-ambiguous.base", "1s")
+                .set("poison-guard.failure.crash-ambiguous.cap", "1s").set("poison-guard.failure.crash-ambiguous.jitter", "NONE").build();
+        Clock clock = Clock.systemUTC();
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
+        IntakeStage intake = intake(config, ledger, clock, null);
+        Instant now = clock.instant();
+        String suspect = "rejected-suspect-" + now.toEpochMilli();
+        crashedAndDue(config, ledger, suspect, now);
+        ExecutorService threads = Executors.newCachedThreadPool();
+        CountDownLatch inLane = new CountDownLatch(1);
+        CountDownLatch release = new CountDownLatch(1);
+        try {
+            holdInLane(threads, intake, copy("busy-r-" + now.toEpochMilli(), "m-busy-r", 1, now), inLane, release);
+            assertTrue(inLane.await(10, TimeUnit.SECONDS));
+            InboundMessage unreadable = new InboundMessage("m-unreadable", "rh-unreadable", "{\"permitId\":\"P-1\"}",
+                    Map.of(WireAttributes.JOB_ID, MessageAttribute.string(suspect), WireAttributes.TENANT, MessageAttribute.string("acme"),
+                            WireAttributes.JOB_TYPE, MessageAttribute.string("permit-report"), WireAttributes.SCHEMA_VERSION, MessageAttribute.number(9)),
+                    clock.instant(), 2, clock.instant());
+
+            Optional<IntakeStage.Ticket> turned = threads.submit(() -> intake.admit(unreadable)).get(10, TimeUnit.SECONDS);
+
+            assertTrue(turned.isEmpty());
+            assertFalse(source.changes.contains(config.consumer().visibilityTimeout()), "its copy was hidden again to wait on: " + source.changes);
+        } finally {
+            release.countDown();
+            threads.shutdownNow();
+        }
+    }
+
+    /**
      * A suspect that still cannot get the lane gives its copy back, and leaves a mark on its record. The dead-letter
      * intake takes a copy SQS moved whose record did not change across three returns for a job that dies before
      * reaching the ledger, and quarantines it REDRIVEN; a suspect turned away on every receive looked just like one.
