@@ -50,33 +50,38 @@ public final class Scrubber {
         if (text == null || text.isBlank()) {
             return "";
         }
-        String s = text.length() > maxChars * 4 + 256 ? text.substring(0, maxChars * 4 + 256) : text;
-        s = CONTROL.matcher(s).replaceAll(" ");
-        s = PEM.matcher(s).replaceAll("<pem>");
-        s = URL_USER_INFO.matcher(s).replaceAll("$1***@");
-        s = CREDENTIAL.matcher(s).replaceAll("$1$2***");
-        s = AUTH_SCHEME.matcher(s).replaceAll("$1 ***");
-        s = JWT.matcher(s).replaceAll("<jwt>");
-        s = AWS_KEY_ID.matcher(s).replaceAll("<aws-key-id>");
-        s = PROVIDER_KEY.matcher(s).replaceAll("<key>");
-        return truncated(s.strip(), maxChars);
+        return truncated(maskSecrets(bounded(text, maxChars)).strip(), maxChars);
     }
 
     public static String scrub(String message, int maxChars) {
         if (message == null || message.isBlank()) {
             return "";
         }
-        // Bound the work before any pattern runs. What is cut here could never reach the output; a token
-        // cut in half at the bound is dropped whole when a space lies past the output's length.
-        String s = message;
+        String s = maskSecrets(bounded(message, maxChars));
+        s = EMAIL.matcher(s).replaceAll("<email>");
+        s = CARD.matcher(s).replaceAll("<digits>");
+        s = DIGITS.matcher(s).replaceAll("<digits>");
+        s = QUOTED.matcher(s).replaceAll("\"<text>\"");
+        s = SINGLE_QUOTED.matcher(s).replaceAll("'<text>'");
+        return truncated(s.strip(), maxChars);
+    }
+
+    /**
+     * Bounds the work before any pattern runs. What is cut here could never reach the output; a token cut in half at
+     * the bound is dropped whole when a space lies past the output's length.
+     */
+    private static String bounded(String s, int maxChars) {
         int bound = maxChars * 4 + 256;
-        if (s.length() > bound) {
-            s = s.substring(0, bound);
-            int lastSpace = s.lastIndexOf(' ');
-            if (lastSpace > maxChars) {
-                s = s.substring(0, lastSpace);
-            }
+        if (s.length() <= bound) {
+            return s;
         }
+        String cut = s.substring(0, bound);
+        int lastSpace = cut.lastIndexOf(' ');
+        return lastSpace > maxChars ? cut.substring(0, lastSpace) : cut;
+    }
+
+    /** Control characters to spaces, then every secret shape masked. */
+    private static String maskSecrets(String s) {
         s = CONTROL.matcher(s).replaceAll(" ");
         s = PEM.matcher(s).replaceAll("<pem>");
         s = URL_USER_INFO.matcher(s).replaceAll("$1***@");
@@ -84,13 +89,7 @@ public final class Scrubber {
         s = AUTH_SCHEME.matcher(s).replaceAll("$1 ***");
         s = JWT.matcher(s).replaceAll("<jwt>");
         s = AWS_KEY_ID.matcher(s).replaceAll("<aws-key-id>");
-        s = PROVIDER_KEY.matcher(s).replaceAll("<key>");
-        s = EMAIL.matcher(s).replaceAll("<email>");
-        s = CARD.matcher(s).replaceAll("<digits>");
-        s = DIGITS.matcher(s).replaceAll("<digits>");
-        s = QUOTED.matcher(s).replaceAll("\"<text>\"");
-        s = SINGLE_QUOTED.matcher(s).replaceAll("'<text>'");
-        return truncated(s.strip(), maxChars);
+        return PROVIDER_KEY.matcher(s).replaceAll("<key>");
     }
 
     private static String truncated(String s, int maxChars) {

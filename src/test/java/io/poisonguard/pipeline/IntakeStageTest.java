@@ -147,16 +147,66 @@ class IntakeStageTest {
         return ledger.write(((Intake.Decided) crash).disposition().next());
     }
 
-    /** Admits {@code m} on a thread of its own and holds its ticket until {@code release} (lane locks belong to their thread). */
-    private static java.util.concurrent.Future<?> holdInLane(ExecutorService threads, IntakeStage intake, InboundMessage m,
-                                                             CountDownLatch inLane, CountDownLatch release) {
-        return threads.submit(() -> {
-            try (IntakeStage.Ticket held = intake.admit(m).orElseThrow()) {
-                inLane.countDown();
-                release.await();
-            }
-            return null;
-        });
+    /** {@link #shortVisibility()} with an ambiguous crash's delay fixed at 1 s, so a crash recorded 5 s ago is due. */
+    private static PoisonGuardConfig crashDueSoon() {
+        return shortVisibility().set("poison-guard.failure.crash-ambiguous.base", "1s").set("poison-guard.failure.crash-ambiguous.cap", "1s")
+                .set("poison-guard.failure.crash-ambiguous.jitter", "NONE").build();
+    }
+
+    /**
+     * An intake stage on the emulator's ledger whose lane another job holds, on a thread of its own (lane locks belong to
+     * the thread that took them), until {@link #free()} or close. Copies are admitted on threads of their own too.
+     */
+    private final class BusyLane implements AutoCloseable {
+        final PoisonGuardConfig config;
+        final Clock clock = Clock.systemUTC();
+        final DynamoLedgerStore ledger;
+        final IntakeStage intake;
+        final Instant now;
+        private final ExecutorService threads = Executors.newCachedThreadPool();
+        private final CountDownLatch release = new CountDownLatch(1);
+        private final java.util.concurrent.Future<?> holder;
+
+        BusyLane(PoisonGuardConfig config) throws InterruptedException {
+            this.config = config;
+            this.ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
+            this.intake = intake(config, ledger, clock, null);
+            this.now = clock.instant();
+            CountDownLatch inLane = new CountDownLatch(1);
+            holder = threads.submit(() -> {
+                try (IntakeStage.Ticket held = intake.admit(copy("busy-" + java.util.UUID.randomUUID(), "m-busy", 1, now)).orElseThrow()) {
+                    inLane.countDown();
+                    release.await();
+                }
+                return null;
+            });
+            assertTrue(inLane.await(10, TimeUnit.SECONDS), "the busy job got into the lane");
+        }
+
+        /** Admits {@code m} on a thread of its own; a ticket it got is closed there (its thread holds the lane), its attempt kept. */
+        java.util.concurrent.Future<Optional<LedgerRecord>> admit(InboundMessage m) {
+            return threads.submit(() -> intake.admit(m).map(ticket -> {
+                ticket.close();
+                return ticket.started();
+            }));
+        }
+
+        /** The busy job leaves the lane. */
+        void free() throws Exception {
+            release.countDown();
+            holder.get(10, TimeUnit.SECONDS);
+        }
+
+        /** How many times a copy was hidden again for a whole visibility timeout (a suspect waiting on). */
+        long rehidden() {
+            return source.changes.stream().filter(config.consumer().visibilityTimeout()::equals).count();
+        }
+
+        @Override
+        public void close() {
+            release.countDown();
+            threads.shutdownNow();
+        }
     }
 
     /**
@@ -166,38 +216,19 @@ class IntakeStageTest {
      */
     @Test
     void aSuspectBehindJobsLongerThanHalfItsVisibilityWaitsOnWithItsCopyHiddenThenRunsAlone() throws Exception {
-        PoisonGuardConfig config = shortVisibility().set("poison-guard.failure.crash-ambiguous.base", "1s")
-                .set("poison-guard.failure.crash-ambiguous.cap", "1s").set("poison-guard.failure.crash-ambiguous.jitter", "NONE").build();
-        Clock clock = Clock.systemUTC();
-        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
-        IntakeStage intake = intake(config, ledger, clock, null);
-        Instant now = clock.instant();
-        String suspect = "suspect-" + now.toEpochMilli();
-        crashedAndDue(config, ledger, suspect, now);
-        ExecutorService threads = Executors.newCachedThreadPool();
-        CountDownLatch inLane = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            var longJob = holdInLane(threads, intake, copy("long-" + now.toEpochMilli(), "m-long", 1, now), inLane, release);
-            assertTrue(inLane.await(10, TimeUnit.SECONDS));
-            // Its ticket is closed on its own thread, which holds the lane.
-            var suspectIn = threads.submit(() -> intake.admit(copy(suspect, "m-suspect", 2, clock.instant())).map(ticket -> {
-                ticket.close();
-                return ticket.started();
-            }));
+        try (BusyLane lane = new BusyLane(crashDueSoon())) {
+            String suspect = "suspect-" + lane.now.toEpochMilli();
+            crashedAndDue(lane.config, lane.ledger, suspect, lane.now);
+            var suspectIn = lane.admit(copy(suspect, "m-suspect", 2, lane.clock.instant()));
 
-            // The long job outlasts two of the suspect's half-visibilities: its copy is hidden again each time, never given up.
-            await().atMost(Duration.ofSeconds(10)).until(() -> source.changes.stream().filter(config.consumer().visibilityTimeout()::equals).count() >= 2);
+            // The busy job outlasts two of the suspect's half-visibilities: its copy is hidden again each time, never given up.
+            await().atMost(Duration.ofSeconds(10)).until(() -> lane.rehidden() >= 2);
             assertFalse(suspectIn.isDone(), "the suspect gave up on the lane while its copy was still its own");
-            release.countDown();
-            longJob.get(10, TimeUnit.SECONDS);
+            lane.free();
 
             LedgerRecord started = suspectIn.get(10, TimeUnit.SECONDS).orElseThrow(() -> new AssertionError("the suspect never ran"));
             assertTrue(started.currentEntry().isolated(), "it runs alone, so a crash of its own is its own");
-            assertEquals("worker-1", ledger.findOwn(JobKey.of("acme", suspect)).orElseThrow().leaseOwner());
-        } finally {
-            release.countDown();
-            threads.shutdownNow();
+            assertEquals("worker-1", lane.ledger.findOwn(JobKey.of("acme", suspect)).orElseThrow().leaseOwner());
         }
     }
 
@@ -208,33 +239,18 @@ class IntakeStageTest {
      */
     @Test
     void aCopyOfAParkedJobWhoseLastAttemptCrashedDoesNotWaitLongForTheLane() throws Exception {
-        PoisonGuardConfig config = shortVisibility().set("poison-guard.failure.crash-ambiguous.base", "1s")
-                .set("poison-guard.failure.crash-ambiguous.cap", "1s").set("poison-guard.failure.crash-ambiguous.jitter", "NONE").build();
-        Clock clock = Clock.systemUTC();
-        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
-        IntakeStage intake = intake(config, ledger, clock, null);
-        Instant now = clock.instant();
-        String parked = "parked-crashed-" + now.toEpochMilli();
-        LedgerRecord crashed = crashedAndDue(config, ledger, parked, now);
-        LedgerRecord quarantined = ledger.write(crashed.moveTo(JobState.QUARANTINED, now).withQuarantine(
-                io.poisonguard.failure.FailureClass.CRASH_AMBIGUOUS, "CRASH_AMBIGUOUS limit reached"));
-        assertTrue(new Decisions(Settings.policy(config)).needsIsolation(quarantined, now), "the record reads as a suspect");
-        ExecutorService threads = Executors.newCachedThreadPool();
-        CountDownLatch inLane = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            holdInLane(threads, intake, copy("busy-" + now.toEpochMilli(), "m-busy", 1, now), inLane, release);
-            assertTrue(inLane.await(10, TimeUnit.SECONDS));
+        try (BusyLane lane = new BusyLane(crashDueSoon())) {
+            String parked = "parked-crashed-" + lane.now.toEpochMilli();
+            LedgerRecord crashed = crashedAndDue(lane.config, lane.ledger, parked, lane.now);
+            LedgerRecord quarantined = lane.ledger.write(crashed.moveTo(JobState.QUARANTINED, lane.now).withQuarantine(
+                    io.poisonguard.failure.FailureClass.CRASH_AMBIGUOUS, "CRASH_AMBIGUOUS limit reached"));
+            assertTrue(new Decisions(Settings.policy(lane.config)).needsIsolation(quarantined, lane.now), "the record reads as a suspect");
 
-            Optional<IntakeStage.Ticket> turned = threads.submit(() -> intake.admit(copy(parked, "m-parked", 2, clock.instant())))
-                    .get(10, TimeUnit.SECONDS);
+            Optional<LedgerRecord> turned = lane.admit(copy(parked, "m-parked", 2, lane.clock.instant())).get(10, TimeUnit.SECONDS);
 
             assertTrue(turned.isEmpty());
-            assertFalse(source.changes.contains(config.consumer().visibilityTimeout()), "its copy was hidden again to wait on: " + source.changes);
-            assertEquals(quarantined.version(), ledger.findOwn(JobKey.of("acme", parked)).orElseThrow().version(), "nothing written");
-        } finally {
-            release.countDown();
-            threads.shutdownNow();
+            assertEquals(0, lane.rehidden(), "its copy was hidden again to wait on: " + source.changes);
+            assertEquals(quarantined.version(), lane.ledger.findOwn(JobKey.of("acme", parked)).orElseThrow().version(), "nothing written");
         }
     }
 
@@ -244,32 +260,18 @@ class IntakeStageTest {
      */
     @Test
     void aSuspectsCopyThatAdmissionRejectsDoesNotWaitLongForTheLane() throws Exception {
-        PoisonGuardConfig config = shortVisibility().set("poison-guard.failure.crash-ambiguous.base", "1s")
-                .set("poison-guard.failure.crash-ambiguous.cap", "1s").set("poison-guard.failure.crash-ambiguous.jitter", "NONE").build();
-        Clock clock = Clock.systemUTC();
-        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
-        IntakeStage intake = intake(config, ledger, clock, null);
-        Instant now = clock.instant();
-        String suspect = "rejected-suspect-" + now.toEpochMilli();
-        crashedAndDue(config, ledger, suspect, now);
-        ExecutorService threads = Executors.newCachedThreadPool();
-        CountDownLatch inLane = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            holdInLane(threads, intake, copy("busy-r-" + now.toEpochMilli(), "m-busy-r", 1, now), inLane, release);
-            assertTrue(inLane.await(10, TimeUnit.SECONDS));
+        try (BusyLane lane = new BusyLane(crashDueSoon())) {
+            String suspect = "rejected-suspect-" + lane.now.toEpochMilli();
+            crashedAndDue(lane.config, lane.ledger, suspect, lane.now);
             InboundMessage unreadable = new InboundMessage("m-unreadable", "rh-unreadable", "{\"permitId\":\"P-1\"}",
                     Map.of(WireAttributes.JOB_ID, MessageAttribute.string(suspect), WireAttributes.TENANT, MessageAttribute.string("acme"),
                             WireAttributes.JOB_TYPE, MessageAttribute.string("permit-report"), WireAttributes.SCHEMA_VERSION, MessageAttribute.number(9)),
-                    clock.instant(), 2, clock.instant());
+                    lane.clock.instant(), 2, lane.clock.instant());
 
-            Optional<IntakeStage.Ticket> turned = threads.submit(() -> intake.admit(unreadable)).get(10, TimeUnit.SECONDS);
+            Optional<LedgerRecord> turned = lane.admit(unreadable).get(10, TimeUnit.SECONDS);
 
             assertTrue(turned.isEmpty());
-            assertFalse(source.changes.contains(config.consumer().visibilityTimeout()), "its copy was hidden again to wait on: " + source.changes);
-        } finally {
-            release.countDown();
-            threads.shutdownNow();
+            assertEquals(0, lane.rehidden(), "its copy was hidden again to wait on: " + source.changes);
         }
     }
 
@@ -280,31 +282,18 @@ class IntakeStageTest {
      */
     @Test
     void aSuspectThatCannotGetTheLaneLeavesAMarkOnItsRecordSoItsReturnsAreNotTakenForAJobThatNeverReachesTheLedger() throws Exception {
-        PoisonGuardConfig config = shortVisibility().set("poison-guard.attempt.deadline", "1s").set("poison-guard.attempt.stop-grace", "500ms").build();
-        Clock clock = Clock.systemUTC();
-        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
-        IntakeStage intake = intake(config, ledger, clock, null);
-        Instant now = clock.instant();
-        String suspect = "turned-away-" + now.toEpochMilli();
-        LedgerRecord before = diedRunning(config, ledger, suspect, now);
-        ExecutorService threads = Executors.newCachedThreadPool();
-        CountDownLatch inLane = new CountDownLatch(1);
-        CountDownLatch release = new CountDownLatch(1);
-        try {
-            holdInLane(threads, intake, copy("hung-" + now.toEpochMilli(), "m-hung", 1, now), inLane, release);
-            assertTrue(inLane.await(10, TimeUnit.SECONDS));
+        try (BusyLane lane = new BusyLane(shortVisibility().set("poison-guard.attempt.deadline", "1s")
+                .set("poison-guard.attempt.stop-grace", "500ms").build())) {
+            String suspect = "turned-away-" + lane.now.toEpochMilli();
+            LedgerRecord before = diedRunning(lane.config, lane.ledger, suspect, lane.now);
 
-            Optional<IntakeStage.Ticket> turnedAway = threads.submit(() -> intake.admit(copy(suspect, "m-away", 2, clock.instant())))
-                    .get(30, TimeUnit.SECONDS);
+            Optional<LedgerRecord> turnedAway = lane.admit(copy(suspect, "m-away", 2, lane.clock.instant())).get(30, TimeUnit.SECONDS);
 
             assertTrue(turnedAway.isEmpty(), "the lane never emptied");
-            LedgerRecord after = ledger.findOwn(JobKey.of("acme", suspect)).orElseThrow();
+            LedgerRecord after = lane.ledger.findOwn(JobKey.of("acme", suspect)).orElseThrow();
             assertTrue(after.version() > before.version(), "the record did not change: its returns would count toward REDRIVEN");
             assertEquals(before.attempt(), after.attempt(), "nothing was counted or started");
             assertEquals(before.state(), after.state());
-        } finally {
-            release.countDown();
-            threads.shutdownNow();
         }
     }
 
