@@ -172,7 +172,7 @@ public final class Settings {
         Map<FailureClass, ClassPolicy> classes = ClassPolicies.of(config.failure());
         // An attempt is judged to use its whole lease, except a TIMEOUT one, which lasts its deadline (the longest any job
         // type has): a ladder the deadlines stretch past the queue's retention would lose the message, not quarantine it.
-        Duration longestDeadline = attempt.deadlines().values().stream().reduce(attempt.deadline(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
+        Duration longestDeadline = longestDeadline(attempt);
         for (FailureClass c : FailureClass.values()) {
             if (classes.containsKey(c)) {
                 // A timed-out attempt's outcome is written once its handler stopped, within the stop grace.
@@ -189,6 +189,11 @@ public final class Settings {
                 "is " + backstop + " but must exceed the sum of all class attempt limits (" + policy.attemptBound()
                         + ") plus 10, or SQS's redrive would take messages away from the service's own classification");
         return policy;
+    }
+
+    /** The longest attempt deadline of any job type (the default one included). */
+    public static Duration longestDeadline(PoisonGuardConfig.Attempt attempt) {
+        return attempt.deadlines().values().stream().reduce(attempt.deadline(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
     }
 
     private static void requireDeadline(Duration d, String key, Duration longest) {

@@ -83,9 +83,7 @@ public class IntakeStage {
         this.outcomes = outcomes;
         this.guard = guard;
         this.visibility = config.consumer().visibilityTimeout();
-        Duration longestDeadline = config.attempt().deadlines().values().stream()
-                .reduce(config.attempt().deadline(), (a, b) -> a.compareTo(b) >= 0 ? a : b);
-        Duration drain = longestDeadline.plus(config.attempt().stopGrace()).multipliedBy(2);
+        Duration drain = io.poisonguard.config.Settings.longestDeadline(config.attempt()).plus(config.attempt().stopGrace()).multipliedBy(2);
         this.suspectWait = drain.compareTo(visibility.dividedBy(2)) > 0 ? drain : visibility.dividedBy(2);
         this.legacyKeys = config.ledger().legacyKeys();
     }
