@@ -122,18 +122,7 @@ public final class DynamoPayloadVault implements PayloadVault {
             return true;
         }
         String write = Attrs.str(head, "write");
-        List<Map<String, AttributeValue>> found = new ArrayList<>();
-        Map<String, AttributeValue> start = null;
-        do {
-            Map<String, AttributeValue> from = start;
-            QueryResponse page = Unavailability.read("the payload vault", () -> dynamo.query(b -> b.tableName(table).consistentRead(true)
-                    .keyConditionExpression("#k = :k").projectionExpression("#p, #w")
-                    .expressionAttributeNames(Map.of("#k", KEY, "#p", PART, "#w", "write"))
-                    .expressionAttributeValues(Map.of(":k", Attrs.s(storageKey))).exclusiveStartKey(from)));
-            found.addAll(page.items());
-            start = page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? page.lastEvaluatedKey() : null;
-        } while (start != null);
-        long matching = found.stream().filter(i -> Attrs.integer(i, PART) < parts && write.equals(Attrs.str(i, "write"))).count();
+        long matching = query(storageKey, true).stream().filter(i -> Attrs.integer(i, PART) < parts && write.equals(Attrs.str(i, "write"))).count();
         return matching == parts;
     }
 
@@ -243,12 +232,21 @@ public final class DynamoPayloadVault implements PayloadVault {
     }
 
     private List<Map<String, AttributeValue>> query(String jobId) {
+        return query(jobId, false);
+    }
+
+    /** Every item under {@code jobId}; with {@code partsOnly}, only each part's number and write id (not its data). */
+    private List<Map<String, AttributeValue>> query(String jobId, boolean partsOnly) {
         List<Map<String, AttributeValue>> out = new ArrayList<>();
         Map<String, AttributeValue> start = null;
         do {
             QueryRequest.Builder req = QueryRequest.builder().tableName(table).consistentRead(true)
-                    .keyConditionExpression("#k = :k").expressionAttributeNames(Map.of("#k", KEY))
-                    .expressionAttributeValues(Map.of(":k", Attrs.s(jobId)));
+                    .keyConditionExpression("#k = :k").expressionAttributeValues(Map.of(":k", Attrs.s(jobId)));
+            if (partsOnly) {
+                req.projectionExpression("#p, #w").expressionAttributeNames(Map.of("#k", KEY, "#p", PART, "#w", "write"));
+            } else {
+                req.expressionAttributeNames(Map.of("#k", KEY));
+            }
             if (start != null) {
                 req.exclusiveStartKey(start);
             }

@@ -64,6 +64,29 @@ class DynamoPayloadVaultTest {
         assertEquals(body, vault.find(new JobKey("acme", "big-1")).orElseThrow().body());
     }
 
+    /**
+     * The first payload kept for a generation stands: a later keep of the same generation replaces nothing. An entry left
+     * torn (a part of another write under its head, as two first keeps at once can leave one) is written whole again by
+     * the next keep, instead of standing unreadable for its whole retention.
+     */
+    @Test
+    void aLaterKeepOfTheSameGenerationReplacesNothingButATornEntryIsWrittenWholeAgain() {
+        byte[] noise = new byte[600_000];
+        new SecureRandom().nextBytes(noise);
+        String first = Base64.getEncoder().encodeToString(noise);
+        JobKey key = new JobKey("acme", "kept-once");
+        vault.keep(payload("kept-once", first, Instant.now().plusSeconds(3600)));
+        vault.keep(payload("kept-once", "a later copy", Instant.now().plusSeconds(3600)));
+        assertEquals(first, vault.find(key).orElseThrow().body(), "the later keep replaced the first payload");
+
+        dynamo.updateItem(b -> b.tableName(names.payloadsTable()).key(Map.of("jobId", AttributeValue.fromS("acme/kept-once"),
+                "part", AttributeValue.fromN("1"))).updateExpression("SET #w = :other")
+                .expressionAttributeNames(Map.of("#w", "write")).expressionAttributeValues(Map.of(":other", AttributeValue.fromS("another-write"))));
+        assertThrows(VaultUnreadable.class, () -> vault.find(key), "torn");
+        vault.keep(payload("kept-once", first, Instant.now().plusSeconds(3600)));
+        assertEquals(first, vault.find(key).orElseThrow().body(), "the torn entry was written whole again");
+    }
+
     @Test
     void aMissingPartIsUnreadableNotAbsentAndADiscardedEntryIsAbsent() {
         byte[] noise = new byte[600_000];
