@@ -74,12 +74,27 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     @Override
     public boolean putIfAbsent(QuarantineRecord r) {
+        return put(r, "attribute_not_exists(jobId) OR generation < :g OR expiresAt <= :now", Map.of());
+    }
+
+    @Override
+    public boolean reopen(QuarantineRecord r) {
+        return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :g AND #status = :gone)",
+                Map.of(":gone", Attrs.s(QuarantineStatus.UNRECOVERABLE.name())));
+    }
+
+    /** A conditional put of the whole record; true when this call wrote it (or an earlier send of this same put did). */
+    private boolean put(QuarantineRecord r, String condition, Map<String, AttributeValue> moreValues) {
+        Map<String, AttributeValue> values = new HashMap<>(moreValues);
+        values.put(":g", Attrs.n(r.generation()));
+        values.put(":now", Attrs.epochSeconds(clock.instant()));
         try {
             Unavailability.write(STORE, () -> dynamo.putItem(PutItemRequest.builder()
                     .tableName(table)
                     .item(encode(r))
-                    .conditionExpression("attribute_not_exists(jobId) OR generation < :g OR expiresAt <= :now")
-                    .expressionAttributeValues(Map.of(":g", Attrs.n(r.generation()), ":now", Attrs.epochSeconds(clock.instant())))
+                    .conditionExpression(condition)
+                    .expressionAttributeNames(condition.contains("#status") ? Map.of("#status", "status") : null)
+                    .expressionAttributeValues(values)
                     .returnValuesOnConditionCheckFailure(software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));
             return true;

@@ -17,7 +17,10 @@ public enum JobState {
     REPLAYING,
     /** An operator discarded it with a reason; it must not run again. */
     RESOLVED,
-    /** Its payload is gone (retention passed, DLQ purged): nothing left to replay. */
+    /**
+     * Its payload is gone (retention passed, DLQ purged): nothing left to replay. Quarantined again only if a copy of it
+     * turns up after all (a resend, a copy moved to the dead-letter queue) and is kept.
+     */
     UNRECOVERABLE,
     /**
      * Poison of a disposable job type: dropped on purpose instead of quarantined (no dead-letter copy, no record,
@@ -32,7 +35,9 @@ public enum JobState {
             case QUARANTINED -> EnumSet.of(REPLAYING, RESOLVED, UNRECOVERABLE, DROPPED);
             // REPLAYING -> REPLAYING: an operator re-issues a replay that never reached a worker.
             case REPLAYING -> EnumSet.of(ACTIVE, QUARANTINED, UNRECOVERABLE, REPLAYING);
-            case SUCCEEDED, RESOLVED, UNRECOVERABLE, DROPPED -> EnumSet.noneOf(JobState.class);
+            // UNRECOVERABLE -> QUARANTINED: a copy of the payload concluded gone turned up and is kept; the job can be replayed.
+            case UNRECOVERABLE -> EnumSet.of(QUARANTINED);
+            case SUCCEEDED, RESOLVED, DROPPED -> EnumSet.noneOf(JobState.class);
         };
     }
 

@@ -184,6 +184,8 @@ public class DeadLetterIntake {
         LedgerRecord current = ledger.findOwn(key).orElseGet(() -> LedgerRecord.fresh(jobId, key.tenant(),
                 io.poisonguard.admission.Preflight.recordableJobType(m.attribute(WireAttributes.JOB_TYPE)), generation, now));
         LedgerRecord parked;
+        // The stored record, read when the job is parked already: a quarantine at its generation concluded UNRECOVERABLE is reopened.
+        Optional<QuarantineRecord> stored = Optional.empty();
         int returnedBefore = Decisions.countedReturns(m.attribute(WireAttributes.DEAD_LETTER_RETURNS), current);
         switch (decisions.adopt(current, generation, m.receiveCount(), config.resources().redriveMaxReceiveCount(), returnedBefore, now)) {
             case Adoption.Busy busy -> {
@@ -200,14 +202,17 @@ public class DeadLetterIntake {
                 return false;
             }
             case Adoption.AlreadyParked already -> {
-                if (!vault.enabled() && quarantine.find(key).map(r -> r.deadLetter() != null
+                parked = already.current();
+                stored = quarantine.find(key);
+                boolean reopening = parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
+                        || QuarantineStore.reopens(parked.generation(), stored);
+                if (!reopening && !vault.enabled() && stored.map(r -> r.deadLetter() != null
                         && r.deadLetter().state() == DeadLetterCopy.State.REFUSED).orElse(false)) {
                     // The DLQ refused this job's labelled copy for good and nothing else holds its payload: the original
                     // stays as it is (a replay finds it by its job id), and it is not offered to the DLQ again every sweep.
                     LOG.debugf("Job %s: its dead-letter original stays as it is (the labelled copy was refused)", jobId);
                     return false;
                 }
-                parked = already.current();
             }
             case Adoption.Quarantine q -> {
                 try {
@@ -226,6 +231,9 @@ public class DeadLetterIntake {
             kept = true;
         }
         DeadLetterCopy copy;
+        // Whether the original stays in the DLQ as it came: the queue will never take the labelled copy and nothing else
+        // holds the payload (the vault off), so the original is the payload, and the record and alert say so now, not never.
+        boolean originalStays = false;
         // One too large to copy whole with its labels keeps its body and the contract's attributes, as a quarantine's does.
         InboundMessage labelled = WireSize.deadLetterCopyFits(m) ? m : WireSize.contractOnly(m);
         try {
@@ -238,19 +246,40 @@ public class DeadLetterIntake {
                         e.getClass().getSimpleName());
                 return false;
             }
-            if (!kept) {
-                // The queue will never take the labelled copy and nothing else holds the payload: the original stays in
-                // the DLQ as it came (it is the payload), and the record and alert say so now rather than never.
-                return recordRefusedOriginal(m, key, parked, failureClass, refusal.get(), now);
+            originalStays = !kept;
+            // With the vault on it holds the payload, and the record names the refusal.
+            copy = originalStays ? DeadLetterCopy.refused(refusal.get() + " (the original stays in the dead-letter queue as it came)", true)
+                    : DeadLetterCopy.refused(refusal.get(), false);
+        }
+        boolean reopening = parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
+                || QuarantineStore.reopens(parked.generation(), stored);
+        if (parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE) {
+            // Its payload was concluded gone, and here it is, kept: the job waits in quarantine again and can be replayed.
+            try {
+                parked = ledger.write(parked.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
+            } catch (RuntimeException e) {
+                LOG.warnf("Job %s: a copy of its payload, concluded gone, was found in the dead-letter queue; quarantining it again"
+                        + " failed (%s), the next sweep tries again", jobId, e.getClass().getSimpleName());
+                return false;
             }
-            // The queue will never take the re-labelled copy, and the vault holds the payload: the record names the refusal.
-            copy = DeadLetterCopy.refused(refusal.get(), false);
         }
         io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(parked.tenant(), parked.jobType());
+        io.poisonguard.quarantine.Triage triage = reopening && stored.isPresent()
+                ? stored.get().triage().reopened(owner.owner(), owner.defaulted())
+                : io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted());
+        List<io.poisonguard.quarantine.ReplayEntry> replays = reopening ? stored.map(QuarantineRecord::replays).orElse(List.of()) : List.of();
         QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
-                config.retention().quarantine(), List.of(), copy, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()))
-                .withReceiveCount(m.receiveCount());
-        boolean first = quarantine.putIfAbsent(record);
+                config.retention().quarantine(), replays, copy, triage).withReceiveCount(m.receiveCount());
+        boolean first = quarantine.putOrReopen(record, stored);
+        if (originalStays) {
+            if (first) {
+                told(parked, owner, failureClass, reopening);
+                LOG.warnf("Job %s adopted from the dead-letter queue, its labelled copy refused (%s): the original stays there as it came",
+                        jobId, copy.detail());
+            }
+            // Not replaced: the original is given back with what the sweep keeps, at once, for a replay's scan to find.
+            return false;
+        }
         try {
             inbox.delete(m);
         } catch (RuntimeException e) {
@@ -260,15 +289,24 @@ public class DeadLetterIntake {
                     e.getClass().getSimpleName());
         }
         if (first) {
-            metrics.quarantined(failureClass);
-            metrics.adoptedFromDeadLetters();
-            alerts.quarantined(parked, owner);
+            told(parked, owner, failureClass, reopening);
             LOG.infof("Job %s adopted from the dead-letter queue: class=%s receives=%d generation=%d", jobId, failureClass,
                     m.receiveCount(), parked.generation());
         } else {
             LOG.infof("Job %s: a dead-letter copy without quarantine attributes was marked as one of its copies (already quarantined)", jobId);
         }
         return first;
+    }
+
+    /** Counts and alerts an adoption whose record this sweep wrote: the one alert of the job's quarantine at its generation. */
+    private void told(LedgerRecord parked, io.poisonguard.owners.OwnerMap.Assignment owner, FailureClass failureClass, boolean reopened) {
+        metrics.quarantined(failureClass);
+        metrics.adoptedFromDeadLetters();
+        alerts.quarantined(parked, owner);
+        if (reopened) {
+            LOG.warnf("Job %s: a copy of its payload, concluded gone, was found in the dead-letter queue; quarantined again and"
+                    + " can be replayed", parked.jobId());
+        }
     }
 
     /**
@@ -303,26 +341,6 @@ public class DeadLetterIntake {
             LOG.warnf("Job %s: deleting its dead-letter copy after giving it back failed (%s); the next sweep gives it back again",
                     jobId, e.getClass().getSimpleName());
         }
-    }
-
-    /** Records (and alerts, once) an orphan whose labelled copy the DLQ refuses for good, the vault off: the original stays. */
-    private boolean recordRefusedOriginal(InboundMessage m, JobKey key, LedgerRecord parked, FailureClass failureClass, String refusal,
-                                          Instant now) {
-        io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(parked.tenant(), parked.jobType());
-        DeadLetterCopy copy = DeadLetterCopy.refused(refusal + " (the original stays in the dead-letter queue as it came)", true);
-        QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
-                config.retention().quarantine(), List.of(), copy, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()))
-                .withReceiveCount(m.receiveCount());
-        boolean first = quarantine.putIfAbsent(record);
-        if (first) {
-            metrics.quarantined(failureClass);
-            metrics.adoptedFromDeadLetters();
-            alerts.quarantined(parked, owner);
-            LOG.warnf("Job %s adopted from the dead-letter queue, its labelled copy refused (%s): the original stays there as it came",
-                    key.jobId(), refusal);
-        }
-        // Not replaced: the original is given back with what the sweep keeps, at once, for a replay's scan to find.
-        return false;
     }
 
     private static int parseGeneration(String s) {

@@ -69,8 +69,9 @@ public class Quarantiner {
         this.alerts = alerts;
     }
 
-    public void complete(LedgerRecord record, InboundMessage m, Diagnostics diagnostics) {
+    public void complete(LedgerRecord parked, InboundMessage m, Diagnostics diagnostics) {
         Instant now = clock.instant();
+        LedgerRecord record = parked;
         if (record.state() == io.poisonguard.ledger.JobState.RESOLVED) {
             // An operator resolved the job: it must never run, and its payload and dead-letter copies were discarded. A copy
             // that turns up later (a resend, a dead-letter copy moved back) is deleted, as the dead-letter intake deletes one;
@@ -86,9 +87,10 @@ public class Quarantiner {
             return;
         }
         // A replay that failed again keeps the replay history of the generations before it.
-        List<ReplayEntry> earlier = store.find(JobKey.of(record)).map(QuarantineRecord::replays).orElse(List.of()).stream()
-                .map(e -> e.generation() == record.generation() && e.outcome() == null
-                        ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + record.quarantineClass())
+        Optional<QuarantineRecord> stored = store.find(JobKey.of(record));
+        List<ReplayEntry> earlier = stored.map(QuarantineRecord::replays).orElse(List.of()).stream()
+                .map(e -> e.generation() == parked.generation() && e.outcome() == null
+                        ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + parked.quarantineClass())
                         : e)
                 .toList();
         // The vault first: once it holds the payload by job id, neither a refused DLQ copy nor a deep DLQ
@@ -129,10 +131,28 @@ public class Quarantiner {
             // SQS's redrive policy.
             deadLetter = DeadLetterCopy.refused(refusal.get(), !kept);
         }
+        // The payload is kept again: a job concluded UNRECOVERABLE (its payload gone) waits in quarantine once more, replayable.
+        boolean reopening = record.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
+                || QuarantineStore.reopens(record.generation(), stored);
+        if (record.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE) {
+            try {
+                record = ledger.write(record.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
+            } catch (RuntimeException e) {
+                // The copy comes back and does this again (one more dead-letter copy at worst).
+                source.changeVisibility(m, config.consumer().visibilityTimeout());
+                metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
+                LOG.warnf("Job %s: a copy of its payload, concluded gone, turned up; quarantining it again failed (%s), the message"
+                        + " stays on the main queue and will be retried", record.jobId(), e.getClass().getSimpleName());
+                return;
+            }
+        }
         // Whoever writes the record first sends the one alert; the record names where the payload is.
         io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(record.tenant(), record.jobType());
-        boolean first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
-                earlier, deadLetter, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted())));
+        io.poisonguard.quarantine.Triage triage = reopening && stored.isPresent()
+                ? stored.get().triage().reopened(owner.owner(), owner.defaulted())
+                : io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted());
+        boolean first = store.putOrReopen(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
+                earlier, deadLetter, triage), stored);
         if (deadLetter.sourceKept()) {
             try {
                 source.changeVisibility(m, config.consumer().visibilityTimeout());
@@ -151,7 +171,13 @@ public class Quarantiner {
             source.delete(m);
             metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         }
-        if (first) {
+        if (first && reopening) {
+            // Its replay's outcome (UNRECOVERABLE) was told when it was concluded; the one alert now is that it waits again.
+            metrics.quarantined(record.quarantineClass());
+            alerts.quarantined(record, owner);
+            LOG.warnf("Job %s: a copy of its payload, concluded gone, turned up; quarantined again and can be replayed: class=%s"
+                    + " generation=%d dlq=%s", record.jobId(), record.quarantineClass(), record.generation(), deadLetter);
+        } else if (first) {
             metrics.quarantined(record.quarantineClass());
             alerts.quarantined(record, owner);
             if (record.generation() > 1) {

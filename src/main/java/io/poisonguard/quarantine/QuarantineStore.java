@@ -13,6 +13,27 @@ public interface QuarantineStore {
     /** Stores the record unless one for the same job and generation exists; returns whether it wrote. */
     boolean putIfAbsent(QuarantineRecord record);
 
+    /**
+     * Stores {@code fresh} over the record of the same job and generation that says UNRECOVERABLE (its payload was concluded
+     * gone and has turned up since, so the job waits in quarantine again), or where there is no live record; returns whether
+     * it wrote. Only the first of several copies doing this at once writes, and so alerts.
+     */
+    boolean reopen(QuarantineRecord fresh);
+
+    /**
+     * Writes a quarantine's record, the ledger saying QUARANTINED at its generation: a fresh one over a stored record of that
+     * generation concluded UNRECOVERABLE (the ledger was reopened because the payload turned up, and the record follows it,
+     * also when an earlier try stopped between the two writes), otherwise only the first; true when this call wrote it.
+     */
+    default boolean putOrReopen(QuarantineRecord fresh, Optional<QuarantineRecord> stored) {
+        return reopens(fresh.generation(), stored) ? reopen(fresh) : putIfAbsent(fresh);
+    }
+
+    /** Whether the stored record is one of {@code generation} concluded UNRECOVERABLE, which a quarantine at it reopens. */
+    static boolean reopens(int generation, Optional<QuarantineRecord> stored) {
+        return stored.filter(s -> s.generation() == generation && s.status() == QuarantineStatus.UNRECOVERABLE).isPresent();
+    }
+
     Optional<QuarantineRecord> find(JobKey key);
 
     /** The keys of the live records for {@code jobId}: one per tenant that quarantined a job with this id. */

@@ -23,6 +23,14 @@ public record Triage(String owner, boolean ownerDefaulted, String acknowledgedBy
         return new Triage(owner, defaulted, null, null, null, List.of(), Set.of());
     }
 
+    /**
+     * The triage of a quarantine reopened over this one (its payload, concluded gone, turned up): owned afresh, neither
+     * acknowledged, assigned nor escalated, since the job waits again; the notes stay, they are the job's story.
+     */
+    public Triage reopened(String newOwner, boolean defaulted) {
+        return new Triage(newOwner, defaulted, null, null, null, notes, Set.of());
+    }
+
     /** A note an operator left: when, who, what (scrubbed). */
     public record Note(Instant at, String by, String text) {
     }

@@ -24,9 +24,15 @@ class JobStateTransitionsTest {
     }
 
     @ParameterizedTest
-    @EnumSource(value = JobState.class, names = {"SUCCEEDED", "RESOLVED", "UNRECOVERABLE"})
+    @EnumSource(value = JobState.class, names = {"SUCCEEDED", "RESOLVED"})
     void finishedStatesHaveNoNextState(JobState terminal) {
         assertTrue(terminal.next().isEmpty());
+    }
+
+    /** A job whose payload was concluded gone is quarantined again when a copy of it turns up, and only then. */
+    @Test
+    void anUnrecoverableJobCanOnlyBeQuarantinedAgain() {
+        assertEquals(EnumSet.of(JobState.QUARANTINED), JobState.UNRECOVERABLE.next());
     }
 
     @Test

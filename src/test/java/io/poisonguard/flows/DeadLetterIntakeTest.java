@@ -8,6 +8,9 @@ import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.pipeline.Poller;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.DeadLetterInbox;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.replay.PayloadArchive;
+import io.poisonguard.vault.PayloadVault;
 import io.poisonguard.testing.AlertSinks;
 import io.quarkus.test.junit.QuarkusMock;
 import io.poisonguard.testing.EmulatorsResource;
@@ -73,6 +76,10 @@ class DeadLetterIntakeTest extends FlowTest {
     io.poisonguard.sqs.QueueUrls urls;
     @Inject
     PermitReportHandler handler;
+    @Inject
+    PayloadArchive archive;
+    @Inject
+    PayloadVault vault;
 
     final String operator = Tokens.of("olga", "operator");
     final String admin = Tokens.of("ada", "admin");
@@ -99,6 +106,12 @@ class DeadLetterIntakeTest extends FlowTest {
         return last.get();
     }
 
+    /** The service's count of dead-letter adoptions. */
+    private static double adoptedSoFar() {
+        return management().get("/q/metrics").asString().lines().filter(l -> l.startsWith("poison_guard_dead_letter_adopted_total "))
+                .mapToDouble(l -> Double.parseDouble(l.substring(l.indexOf(' ') + 1))).findFirst().orElse(0);
+    }
+
     private long alertsFor(String jobId) {
         return AlertSinks.WEBHOOK.stream().filter(a -> a.contains("\"event\":\"job.quarantined\"") && a.contains("\"jobId\":\"" + jobId + "\""))
                 .count();
@@ -111,6 +124,7 @@ class DeadLetterIntakeTest extends FlowTest {
     @Test
     void jobsTheRedriveBackstopOrAnOperatorMovedToTheDlqAreAdoptedAlertedOnceAndReplayable() {
         Queues queues = queues();
+        double adoptedBefore = adoptedSoFar();
         tenant("t-orphan");
         // Identity from the attribute, and from the body (no job-id attribute).
         queues.send(Queues.permitV3("P-ORPHAN-1"), Queues.permitAttributes("orphan-attr", "t-orphan", 3));
@@ -150,7 +164,9 @@ class DeadLetterIntakeTest extends FlowTest {
         // Later sweeps find only adopted copies: still exactly one alert per job, and each job's one copy stays in the DLQ.
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5)).until(() -> jobs.stream().allMatch(j -> alertsFor(j) == 1)
                 && queues.depth(names.deadLetterQueue()) == 3);
-        management().get("/q/metrics").then().body(containsString("poison_guard_dead_letter_adopted_total 3.0"));
+        // Counted once each (the class's other tests adopt jobs of their own, in an order JUnit chooses).
+        await().atMost(Duration.ofSeconds(5)).until(() -> adoptedSoFar() >= adoptedBefore + 3);
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(3)).until(() -> adoptedSoFar() == adoptedBefore + 3);
 
         poller.start();
         for (String j : jobs) {
@@ -270,5 +286,106 @@ class DeadLetterIntakeTest extends FlowTest {
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("moved-back") == 2);
         // Leave the DLQ as the other test expects to find it.
         queues.drain(names.deadLetterQueue());
+    }
+
+    /** Every copy of the job's payload gone (its dead-letter copies deleted, its vault entry passed), then a replay concludes it lost. */
+    private java.time.Instant concludeUnrecoverable(String jobId) {
+        await().atMost(Duration.ofSeconds(30)).until(() -> {
+            List<io.poisonguard.replay.ArchivedMessage> copies = archive.take(key(jobId));
+            archive.delete(copies);
+            return copies.isEmpty() && archive.take(key(jobId)).isEmpty();
+        });
+        vault.discard(key(jobId), Integer.MAX_VALUE);
+        assertTrue(vault.find(key(jobId)).isEmpty());
+        java.time.Instant quarantinedAt = quarantine.find(key(jobId)).orElseThrow().quarantinedAt();
+        await().atMost(Duration.ofSeconds(5)).until(() -> quarantinedAt.isBefore(java.time.Instant.now().minusSeconds(1)));
+        assertEquals(410, replay(jobId).statusCode());
+        assertEquals(JobState.UNRECOVERABLE, state(jobId));
+        assertEquals(QuarantineStatus.UNRECOVERABLE, quarantine.find(key(jobId)).orElseThrow().status());
+        return java.time.Instant.now();
+    }
+
+    private long replayOutcomeAlertsFor(String jobId) {
+        return AlertSinks.WEBHOOK.stream().filter(a -> a.contains("\"event\":\"job.replay-outcome\"") && a.contains("\"jobId\":\"" + jobId + "\""))
+                .count();
+    }
+
+    /**
+     * A replayed job quarantined again at generation 2 is concluded UNRECOVERABLE, and then a copy of it turns up on the main
+     * queue (someone kept one and sends it back). Before, the copy was kept in the vault and the DLQ while the job stayed
+     * UNRECOVERABLE, which every replay and resolve refuses: a payload nobody could act on.
+     */
+    @Test
+    void aCopyOfAnUnrecoverableJobThatTurnsUpOnTheMainQueueQuarantinesItAgainAsAFreshRecordThatCanBeReplayed() {
+        Queues queues = queues();
+        tenant("t-found");
+        poller.start();
+        queues.send(Queues.permitV1("P-FOUND"), Queues.permitAttributes("found-main", "t-found", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-main") == JobState.QUARANTINED
+                && quarantine.find(key("found-main")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        assertEquals(202, replay("found-main").statusCode());
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("found-main")).map(r -> r.generation() == 2).orElse(false)
+                && state("found-main") == JobState.QUARANTINED && queues.depth(names.jobsQueue()) == 0);
+        given().auth().oauth2(operator).post("/ops/quarantine/found-main/acknowledge").then().statusCode(200);
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("text", "vendor says the payload is lost"))
+                .post("/ops/quarantine/found-main/notes").then().statusCode(200);
+        java.time.Instant concluded = concludeUnrecoverable("found-main");
+
+        Map<String, String> again = Queues.permitAttributes("found-main", "t-found", 1);
+        again.put("generation", "2");
+        queues.send(Queues.permitV1("P-FOUND"), again);
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-main") == JobState.QUARANTINED
+                && quarantine.find(key("found-main")).map(r -> r.status() == QuarantineStatus.QUARANTINED).orElse(false)
+                && queues.depth(names.jobsQueue()) == 0);
+        QuarantineRecord reopened = quarantine.find(key("found-main")).orElseThrow();
+        assertEquals(2, reopened.generation());
+        assertTrue(reopened.quarantinedAt().isAfter(concluded), "a fresh quarantine, not the one concluded lost: " + reopened.quarantinedAt());
+        assertTrue(reopened.expiresAt().isAfter(java.time.Instant.now().plus(Duration.ofDays(13))), "kept a whole retention from now");
+        assertEquals(null, reopened.triage().acknowledgedBy(), "waiting to be acknowledged again");
+        assertEquals(1, reopened.triage().notes().size(), "the notes stay");
+        assertEquals(1, reopened.replays().size(), "the replay history stays");
+        assertEquals(Queues.permitV1("P-FOUND"), vault.find(key("found-main")).orElseThrow().body());
+        // One alert for each quarantine and one for the reopened one; the replay's outcome alert only for generation 2's failure.
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-main") == 3);
+        assertEquals(1, replayOutcomeAlertsFor("found-main"));
+
+        handler.legacyReader(true);
+        assertEquals(202, replay("found-main").statusCode());
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-main") == JobState.SUCCEEDED);
+        assertEquals(1, noticesFor("found-main"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> queues.depth(names.deadLetterQueue()) == 0);
+    }
+
+    /**
+     * The reopen stopped between its two writes (a worker killed there): the ledger says QUARANTINED, the record still
+     * UNRECOVERABLE. An orphan of the job found in the DLQ finishes it from that stored pair: the record waits again, alerted
+     * once, and the job replays. Before, the record stayed UNRECOVERABLE under a QUARANTINED ledger, alerted by nobody.
+     */
+    @Test
+    void aReopenThatStoppedBetweenItsWritesIsFinishedByTheNextCopyFoundInTheDlq() {
+        Queues queues = queues();
+        tenant("t-found");
+        poller.start();
+        queues.send(Queues.permitV1("P-FOUND-2"), Queues.permitAttributes("found-dlq", "t-found", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-dlq") == JobState.QUARANTINED
+                && quarantine.find(key("found-dlq")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        concludeUnrecoverable("found-dlq");
+        LedgerRecord gone = ledger.find(key("found-dlq")).orElseThrow();
+        ledger.write(gone.moveTo(JobState.QUARANTINED, java.time.Instant.now()));
+
+        sqs.sendMessage(b -> b.queueUrl(queues.url(names.deadLetterQueue())).messageBody(Queues.permitV1("P-FOUND-2"))
+                .messageAttributes(Queues.sdk(Queues.permitAttributes("found-dlq", "t-found", 1))));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("found-dlq"))
+                .map(r -> r.status() == QuarantineStatus.QUARANTINED).orElse(false));
+        QuarantineRecord reopened = quarantine.find(key("found-dlq")).orElseThrow();
+        assertTrue(reopened.receiveCount() != null, "the record of the copy the intake found");
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-dlq") == 2);
+        handler.legacyReader(true);
+        assertEquals(202, replay("found-dlq").statusCode());
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-dlq") == JobState.SUCCEEDED);
+        assertEquals(1, noticesFor("found-dlq"));
+        await().atMost(Duration.ofSeconds(10)).until(() -> queues.depth(names.deadLetterQueue()) == 0);
     }
 }
