@@ -175,7 +175,7 @@ public final class DynamoLedgerStore implements LedgerStore {
 
     /**
      * Keeps an item image as the base of this job's next write, unless none can follow: a finished job
-     * (succeeded, dropped, resolved, unrecoverable) is never written again, so its image would only sit in
+     * (succeeded, dropped, resolved) is never written again, so its image would only sit in
      * memory until pushed out, long enough to be copied by every young collection meanwhile.
      */
     private void remember(String storageKey, LedgerRecord stored, Map<String, AttributeValue> image) {

@@ -74,26 +74,33 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     @Override
     public boolean putIfAbsent(QuarantineRecord r) {
-        return put(r, "attribute_not_exists(jobId) OR generation < :g OR expiresAt <= :now", Map.of());
+        return put(r, "attribute_not_exists(jobId) OR generation < :g OR expiresAt <= :now", Map.of(":g", Attrs.n(r.generation())));
     }
 
     @Override
-    public boolean reopen(QuarantineRecord r) {
-        return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :g AND #status = :gone)",
-                Map.of(":gone", Attrs.s(QuarantineStatus.UNRECOVERABLE.name())));
+    public boolean reopen(QuarantineRecord r, Optional<QuarantineRecord> replaced) {
+        if (replaced.isEmpty() || replaced.get().quarantinedAt() == null) {
+            return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now", Map.of());
+        }
+        return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND quarantinedAt = :rq)",
+                Map.of(":rg", Attrs.n(replaced.get().generation()), ":rq", Attrs.millis(replaced.get().quarantinedAt())));
+    }
+
+    @Override
+    public boolean concludeUnrecoverable(JobKey key, Instant quarantinedAt) {
+        return conditional(key, "SET #status = :st", "quarantinedAt = :qa",
+                Map.of(":st", Attrs.s(QuarantineStatus.UNRECOVERABLE.name()), ":qa", Attrs.millis(quarantinedAt)), true);
     }
 
     /** A conditional put of the whole record; true when this call wrote it (or an earlier send of this same put did). */
     private boolean put(QuarantineRecord r, String condition, Map<String, AttributeValue> moreValues) {
         Map<String, AttributeValue> values = new HashMap<>(moreValues);
-        values.put(":g", Attrs.n(r.generation()));
         values.put(":now", Attrs.epochSeconds(clock.instant()));
         try {
             Unavailability.write(STORE, () -> dynamo.putItem(PutItemRequest.builder()
                     .tableName(table)
                     .item(encode(r))
                     .conditionExpression(condition)
-                    .expressionAttributeNames(condition.contains("#status") ? Map.of("#status", "status") : null)
                     .expressionAttributeValues(values)
                     .returnValuesOnConditionCheckFailure(software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));

@@ -251,18 +251,19 @@ public class DeadLetterIntake {
             copy = originalStays ? DeadLetterCopy.refused(refusal.get() + " (the original stays in the dead-letter queue as it came)", true)
                     : DeadLetterCopy.refused(refusal.get(), false);
         }
-        boolean reopening = parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
-                || QuarantineStore.reopens(parked.generation(), stored);
+        // Its payload was concluded gone, and here it is, kept: the job waits in quarantine again and can be replayed. Only
+        // the one that moves the ledger replaces the stored record, whatever it says (see Quarantiner).
+        boolean movedBack = false;
         if (parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE) {
-            // Its payload was concluded gone, and here it is, kept: the job waits in quarantine again and can be replayed.
             try {
                 parked = ledger.write(parked.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
-            } catch (RuntimeException e) {
-                LOG.warnf("Job %s: a copy of its payload, concluded gone, was found in the dead-letter queue; quarantining it again"
-                        + " failed (%s), the next sweep tries again", jobId, e.getClass().getSimpleName());
+                movedBack = true;
+            } catch (LedgerConflict lost) {
+                LOG.debugf("Job %s changed while its dead-letter copy was adopted; the next sweep decides again", jobId);
                 return false;
             }
         }
+        boolean reopening = movedBack || QuarantineStore.reopens(parked.generation(), stored);
         io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(parked.tenant(), parked.jobType());
         io.poisonguard.quarantine.Triage triage = reopening && stored.isPresent()
                 ? stored.get().triage().reopened(owner.owner(), owner.defaulted())
@@ -270,7 +271,7 @@ public class DeadLetterIntake {
         List<io.poisonguard.quarantine.ReplayEntry> replays = reopening ? stored.map(QuarantineRecord::replays).orElse(List.of()) : List.of();
         QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
                 config.retention().quarantine(), replays, copy, triage).withReceiveCount(m.receiveCount());
-        boolean first = quarantine.putOrReopen(record, stored);
+        boolean first = quarantine.putOrReopen(record, stored, reopening);
         if (originalStays) {
             if (first) {
                 told(parked, owner, failureClass, reopening);

@@ -26,7 +26,8 @@ import java.util.List;
 import java.util.Optional;
 
 /**
- * Completes a quarantine whose ledger state is already QUARANTINED: the payload into the vault, the
+ * Completes a quarantine whose ledger state is already QUARANTINED (or UNRECOVERABLE, whose payload has turned up: once
+ * it is kept the job is quarantined again, with a fresh record and one alert): the payload into the vault, the
  * dead-letter copy, then the quarantine record, then the delete from the main queue. When the dead-letter
  * queue refuses the copy for good (SQS: too large, invalid characters), the record and alert are still
  * written, naming the refusal; the source message is deleted when the vault holds the payload and kept
@@ -81,13 +82,20 @@ public class Quarantiner {
             LOG.infof("Job %s: deleted a copy of this job, which an operator resolved", record.jobId());
             return;
         }
-        if (record.state() == io.poisonguard.ledger.JobState.DROPPED
-                || record.jobType() != null && disposable.contains(record.jobType()) && record.generation() == 1) {
+        if (record.state() == io.poisonguard.ledger.JobState.DROPPED) {
+            drop(record, m, now);
+            return;
+        }
+        Optional<QuarantineRecord> stored = store.find(JobKey.of(record));
+        // A disposable type's poison is dropped at its first quarantine. A job of that type with a record (adopted by the
+        // dead-letter intake, or quarantined before its type became disposable), or concluded UNRECOVERABLE, is a quarantined
+        // job: dropping its copy would leave a record nobody can resolve or replay.
+        if (record.state() == io.poisonguard.ledger.JobState.QUARANTINED && stored.isEmpty()
+                && record.jobType() != null && disposable.contains(record.jobType()) && record.generation() == 1) {
             drop(record, m, now);
             return;
         }
         // A replay that failed again keeps the replay history of the generations before it.
-        Optional<QuarantineRecord> stored = store.find(JobKey.of(record));
         List<ReplayEntry> earlier = stored.map(QuarantineRecord::replays).orElse(List.of()).stream()
                 .map(e -> e.generation() == parked.generation() && e.outcome() == null
                         ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + parked.quarantineClass())
@@ -131,28 +139,23 @@ public class Quarantiner {
             // SQS's redrive policy.
             deadLetter = DeadLetterCopy.refused(refusal.get(), !kept);
         }
-        // The payload is kept again: a job concluded UNRECOVERABLE (its payload gone) waits in quarantine once more, replayable.
-        boolean reopening = record.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
-                || QuarantineStore.reopens(record.generation(), stored);
+        // The payload is kept: a job concluded UNRECOVERABLE (its payload gone) waits in quarantine again, replayable. Of
+        // several copies only one moves the ledger (a conflict decides the others again) and so replaces the stored record,
+        // whatever it says: the concluding replay writes the ledger first and the record after, and may not have got that far.
+        boolean movedBack = false;
         if (record.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE) {
-            try {
-                record = ledger.write(record.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
-            } catch (RuntimeException e) {
-                // The copy comes back and does this again (one more dead-letter copy at worst).
-                source.changeVisibility(m, config.consumer().visibilityTimeout());
-                metrics.outcome(Outcome.LEFT_TO_REDELIVER, record.quarantineClass());
-                LOG.warnf("Job %s: a copy of its payload, concluded gone, turned up; quarantining it again failed (%s), the message"
-                        + " stays on the main queue and will be retried", record.jobId(), e.getClass().getSimpleName());
-                return;
-            }
+            record = ledger.write(record.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
+            movedBack = true;
         }
+        // A reopen stopped between the ledger's write and the record's is finished from that stored pair.
+        boolean reopening = movedBack || QuarantineStore.reopens(record.generation(), stored);
         // Whoever writes the record first sends the one alert; the record names where the payload is.
         io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(record.tenant(), record.jobType());
         io.poisonguard.quarantine.Triage triage = reopening && stored.isPresent()
                 ? stored.get().triage().reopened(owner.owner(), owner.defaulted())
                 : io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted());
         boolean first = store.putOrReopen(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
-                earlier, deadLetter, triage), stored);
+                earlier, deadLetter, triage), stored, reopening);
         if (deadLetter.sourceKept()) {
             try {
                 source.changeVisibility(m, config.consumer().visibilityTimeout());
@@ -172,7 +175,7 @@ public class Quarantiner {
             metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         }
         if (first && reopening) {
-            // Its replay's outcome (UNRECOVERABLE) was told when it was concluded; the one alert now is that it waits again.
+            // A reopen is not a replay's outcome: the one alert is that the job waits in quarantine again.
             metrics.quarantined(record.quarantineClass());
             alerts.quarantined(record, owner);
             LOG.warnf("Job %s: a copy of its payload, concluded gone, turned up; quarantined again and can be replayed: class=%s"

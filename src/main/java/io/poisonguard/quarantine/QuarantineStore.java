@@ -14,25 +14,35 @@ public interface QuarantineStore {
     boolean putIfAbsent(QuarantineRecord record);
 
     /**
-     * Stores {@code fresh} over the record of the same job and generation that says UNRECOVERABLE (its payload was concluded
-     * gone and has turned up since, so the job waits in quarantine again), or where there is no live record; returns whether
-     * it wrote. Only the first of several copies doing this at once writes, and so alerts.
+     * Stores {@code fresh}, the record of a job quarantined again because its payload, concluded gone, turned up: in place
+     * of {@code replaced}, the record read before (matched by its generation and quarantine time, whatever its status
+     * now), or where no live record is. Returns whether this call wrote it: of several copies doing this at once, only the
+     * first, which alerts.
      */
-    boolean reopen(QuarantineRecord fresh);
+    boolean reopen(QuarantineRecord fresh, Optional<QuarantineRecord> replaced);
 
     /**
-     * Writes a quarantine's record, the ledger saying QUARANTINED at its generation: a fresh one over a stored record of that
-     * generation concluded UNRECOVERABLE (the ledger was reopened because the payload turned up, and the record follows it,
-     * also when an earlier try stopped between the two writes), otherwise only the first; true when this call wrote it.
+     * Writes a quarantine's record, the ledger saying QUARANTINED at its generation: for a reopen, in place of the stored
+     * record; otherwise only the first of its generation. True when this call wrote it.
      */
-    default boolean putOrReopen(QuarantineRecord fresh, Optional<QuarantineRecord> stored) {
-        return reopens(fresh.generation(), stored) ? reopen(fresh) : putIfAbsent(fresh);
+    default boolean putOrReopen(QuarantineRecord fresh, Optional<QuarantineRecord> stored, boolean reopening) {
+        return reopening ? reopen(fresh, stored) : putIfAbsent(fresh);
     }
 
-    /** Whether the stored record is one of {@code generation} concluded UNRECOVERABLE, which a quarantine at it reopens. */
+    /**
+     * Whether a quarantine at {@code generation}, the ledger QUARANTINED, finishes a reopen that stopped between its two
+     * writes: the stored record, of that generation or an earlier one, still says UNRECOVERABLE. Nothing else leaves that
+     * pair: a job concluded UNRECOVERABLE leaves it only through a reopen.
+     */
     static boolean reopens(int generation, Optional<QuarantineRecord> stored) {
-        return stored.filter(s -> s.generation() == generation && s.status() == QuarantineStatus.UNRECOVERABLE).isPresent();
+        return stored.filter(s -> s.generation() <= generation && s.status() == QuarantineStatus.UNRECOVERABLE).isPresent();
     }
+
+    /**
+     * Marks the record UNRECOVERABLE, only while it is still the one quarantined at {@code quarantinedAt}: a reopen may
+     * have replaced it since it was read. False when it was replaced or is gone.
+     */
+    boolean concludeUnrecoverable(JobKey key, Instant quarantinedAt);
 
     Optional<QuarantineRecord> find(JobKey key);
 

@@ -195,8 +195,9 @@ public class OperatorActions {
         // Keep the generation the job was quarantined at: a copy of it that shows up later is then
         // forwarded to the DLQ as a copy of a parked job, never dropped as stale.
         ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
-        // A record gone since the guard read it has nothing to say: the ledger already does.
-        quarantine.updateStatus(key, QuarantineStatus.UNRECOVERABLE, Optional.empty());
+        // A record gone since the guard read it has nothing to say: the ledger already does. One a copy's reopen replaced
+        // meanwhile (the payload turned up after all) is not this conclusion's to change.
+        stored.filter(r -> r.quarantinedAt() != null).ifPresent(r -> quarantine.concludeUnrecoverable(key, r.quarantinedAt()));
         ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
                 "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
         record(key, AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);

@@ -71,4 +71,29 @@ class QuarantinePutTest {
         assertTrue(store.putIfAbsent(first), "the same put sent again (the SDK's retry after a lost answer) is still this put's");
         assertFalse(store.putIfAbsent(record("job-q", "m-2", now.plusMillis(5))), "another copy's quarantine of the same generation is not");
     }
+
+    /**
+     * A reopen replaces the record it read, whatever that record's status (the replay that concluded the job lost writes
+     * the ledger first and the record after), and only that one: of two copies reopening at once, the second writes nothing.
+     * The conclusion's own record write, landing after the reopen, changes nothing either.
+     */
+    @Test
+    void aReopenReplacesTheRecordItReadOnceAndALateConclusionDoesNotUndoIt() {
+        DynamoQuarantineStore store = new DynamoQuarantineStore(dynamo.client(), dynamo.names().quarantineTable(), Clock.systemUTC());
+        io.poisonguard.ledger.JobKey key = io.poisonguard.ledger.JobKey.of("acme", "job-r");
+        Instant then = Instant.now().minus(Duration.ofDays(3));
+        assertTrue(store.putIfAbsent(record("job-r", "m-1", then)));
+        java.util.Optional<QuarantineRecord> read = store.find(key);
+
+        Instant now = Instant.now();
+        assertTrue(store.reopen(record("job-r", "m-found", now), read), "still QUARANTINED (the conclusion's record write not landed yet)");
+        assertFalse(store.reopen(record("job-r", "m-found-too", now.plusMillis(3)), read), "a second copy's reopen of the same record");
+        assertFalse(store.concludeUnrecoverable(key, then), "the conclusion's late write to the record it judged");
+        QuarantineRecord after = store.find(key).orElseThrow();
+        org.junit.jupiter.api.Assertions.assertEquals("m-found", after.sourceMessageId());
+        org.junit.jupiter.api.Assertions.assertEquals(QuarantineStatus.QUARANTINED, after.status());
+
+        assertTrue(store.concludeUnrecoverable(key, now), "the record a conclusion judged is concluded");
+        org.junit.jupiter.api.Assertions.assertEquals(QuarantineStatus.UNRECOVERABLE, store.find(key).orElseThrow().status());
+    }
 }

@@ -334,6 +334,27 @@ class TriageFlowTest extends FlowTest {
     }
 
     @Test
+    void aCopyOfADisposableTypesJobThatHasAQuarantineRecordIsForwardedToTheDlqNotDropped() {
+        // The dead-letter intake adopted the job (it quarantines orphans of every type), or it was quarantined before its type
+        // became disposable: it has a record, which escalates and can be resolved or replayed. A copy that turns up then
+        // moved the ledger to DROPPED under that record, leaving one that could be neither resolved nor replayed.
+        java.time.Instant now = java.time.Instant.now();
+        JobKey adopted = new JobKey("tenant-s", "adopted-disposable");
+        io.poisonguard.ledger.LedgerRecord parked = ledger.write(io.poisonguard.ledger.LedgerRecord.fresh(adopted.jobId(), "tenant-s",
+                "scripted", 1, now).moveTo(JobState.QUARANTINED, now).withQuarantine(io.poisonguard.failure.FailureClass.REDRIVEN, "redriven"));
+        assertTrue(quarantine.putIfAbsent(io.poisonguard.quarantine.QuarantineRecord.of(parked,
+                new io.poisonguard.admission.Diagnostics(2, "UTF-8", null, null, 1, null), "m-adopted", now, Duration.ofDays(14),
+                java.util.List.of(), io.poisonguard.quarantine.DeadLetterCopy.sent("d-adopted"),
+                io.poisonguard.quarantine.Triage.owned("operations", true))));
+        int dlqBefore = queues().depth(names.deadLetterQueue());
+        queues().send("ok", ScriptedHandler.attributes(adopted.jobId()));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> queues().depth(names.jobsQueue()) == 0
+                && queues().depth(names.deadLetterQueue()) == dlqBefore + 1);
+        assertEquals(JobState.QUARANTINED, ledger.find(adopted).orElseThrow().state(), "still quarantined: its record can be acted on");
+    }
+
+    @Test
     void aNoteIsBoundedInBytesSoAHundredNotesFitADynamoDbItem() {
         // 100 notes of 2,000 three-byte characters would be 600 KB on one record: past DynamoDB's 400 KB item, every later
         // write to the record (escalation, acknowledge, replay) would be refused. A note is bounded in UTF-8 bytes.
