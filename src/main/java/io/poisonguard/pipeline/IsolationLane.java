@@ -120,9 +120,11 @@ public class IsolationLane {
 
     /**
      * As {@link #enter(boolean, Duration)} for a suspect, which may have to wait longer than its copy stays hidden: it
-     * waits {@code firstWait}, then, as long as {@code keepCopy} keeps its copy hidden (answers true), {@code every} at a
-     * time, up to {@code maxWait} in all. It counts as isolating throughout, so the poller takes no more work while the
-     * jobs in the lane finish.
+     * waits up to {@code maxWait} in one place in the lock's queue (so an ordinary copy queued behind it never goes
+     * first), while a timer keeps its copy hidden through {@code keepCopy}, first after {@code firstWait}, then every
+     * {@code every}. The wait ends early when {@code keepCopy} fails (answers false), a handler is stuck past its deadline
+     * (it may hold the lane for good) or the worker stops. It counts as isolating throughout, so the poller takes no more
+     * work while the jobs in the lane finish.
      */
     public Optional<Slot> enterAlone(Duration firstWait, Duration maxWait, Duration every, java.util.function.BooleanSupplier keepCopy) {
         suspects.incrementAndGet();
@@ -133,17 +135,8 @@ public class IsolationLane {
             got = lock.writeLock().tryLock(0, TimeUnit.NANOSECONDS);
             if (!got) {
                 waited = true;
-                long end = System.nanoTime() + Math.max(0, maxWait.toNanos());
-                long chunk = Math.max(0, firstWait.toNanos());
-                while (true) {
-                    long left = Math.max(0, end - System.nanoTime());
-                    got = lock.writeLock().tryLock(Math.min(chunk, left), TimeUnit.NANOSECONDS);
-                    // A handler stuck past its deadline may hold the lane for good: no waiting on behind it.
-                    if (got || end - System.nanoTime() <= 0 || !waitOn || !fit() || !keepCopy.getAsBoolean()) {
-                        break;
-                    }
-                    chunk = Math.max(1, every.toNanos());
-                }
+                got = waitAlone(Math.max(0, maxWait.toNanos()), Math.max(0, Math.min(firstWait.toNanos(), maxWait.toNanos())),
+                        Math.max(1, every.toNanos()), keepCopy);
             }
         } catch (InterruptedException e) {
             Thread.currentThread().interrupt();
@@ -154,6 +147,75 @@ public class IsolationLane {
         }
         // With a stuck handler still running, the suspect is not alone: one other in flight, as its record says.
         return got ? Optional.of(new Slot(fit(), lock.writeLock(), fit() ? 0 : 1, waited)) : Optional.empty();
+    }
+
+    /** Keeps waiting suspects' copies hidden; one daemon thread, made when a suspect first has to wait. */
+    private volatile java.util.concurrent.ScheduledExecutorService keeper;
+
+    private java.util.concurrent.ScheduledExecutorService keeper() {
+        if (keeper == null) {
+            synchronized (this) {
+                if (keeper == null) {
+                    keeper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                            Thread.ofPlatform().name("poison-guard-lane-keeper").daemon().factory());
+                }
+            }
+        }
+        return keeper;
+    }
+
+    /**
+     * One timed wait for the exclusive lock; the keeper's task calls this thread off (by interrupting it) when the copy
+     * can no longer be kept hidden or the wait should end. An interrupt from anyone else is passed on.
+     */
+    private boolean waitAlone(long maxNanos, long firstNanos, long everyNanos, java.util.function.BooleanSupplier keepCopy)
+            throws InterruptedException {
+        Waiter waiter = new Waiter(Thread.currentThread());
+        java.util.concurrent.ScheduledFuture<?> keeping = keeper().scheduleWithFixedDelay(() -> {
+            if (!waitOn || !fit() || !keepCopy.getAsBoolean()) {
+                waiter.callOff();
+            }
+        }, firstNanos, everyNanos, TimeUnit.NANOSECONDS);
+        boolean got;
+        try {
+            got = lock.writeLock().tryLock(maxNanos, TimeUnit.NANOSECONDS);
+        } catch (InterruptedException e) {
+            keeping.cancel(false);
+            if (!waiter.end()) {
+                throw e;
+            }
+            return false;
+        }
+        keeping.cancel(false);
+        if (waiter.end() && got) {
+            // Called off just as the lock came: it is taken all the same, and the interrupt meant for the wait is cleared.
+            Thread.interrupted();
+        }
+        return got;
+    }
+
+    /** A suspect's wait, which the keeper may call off exactly once, and only while it lasts. */
+    private static final class Waiter {
+        private final Thread thread;
+        private boolean over;
+        private boolean calledOff;
+
+        Waiter(Thread thread) {
+            this.thread = thread;
+        }
+
+        synchronized void callOff() {
+            if (!over && !calledOff) {
+                calledOff = true;
+                thread.interrupt();
+            }
+        }
+
+        /** Ends the wait; whether it had been called off (its interrupt then delivered). */
+        synchronized boolean end() {
+            over = true;
+            return calledOff;
+        }
     }
 
     /** Whether a waiting suspect may hide its copy again and wait on; off while the worker stops. */

@@ -44,9 +44,13 @@ class IsolationLaneTest {
         private final CompletableFuture<Void> left = new CompletableFuture<>();
 
         Job(IsolationLane lane, boolean suspect, Duration maxWait) {
+            this(() -> lane.enter(suspect, maxWait));
+        }
+
+        Job(java.util.function.Supplier<Optional<IsolationLane.Slot>> enter) {
             jobs.add(this);
             threads.execute(() -> {
-                Optional<IsolationLane.Slot> slot = lane.enter(suspect, maxWait);
+                Optional<IsolationLane.Slot> slot = enter.get();
                 entered.complete(slot);
                 try {
                     if (slot.isPresent()) {
@@ -96,6 +100,52 @@ class IsolationLaneTest {
     void letEveryJobGo() {
         jobs.forEach(j -> j.finish.countDown());
         threads.shutdown();
+    }
+
+    /**
+     * A suspect waiting longer than its copy stays hidden keeps its place in the lock's queue while its copy is kept hidden
+     * (here every 20 ms). It used to wait in chunks of that length, leaving the queue at each one's end: an ordinary copy
+     * queued behind it then took the lane beside the job in flight, and the suspect had that one to wait for too.
+     */
+    @Test
+    void aSuspectWaitingLongKeepsItsPlaceAheadOfAnOrdinaryCopyQueuedBehindIt() {
+        Job inFlight = ordinary(LONG_WAIT);
+        assertTrue(inFlight.slot().isPresent());
+        java.util.concurrent.atomic.AtomicInteger keptHidden = new java.util.concurrent.atomic.AtomicInteger();
+        Job suspect = new Job(() -> lane.enterAlone(Duration.ofMillis(20), LONG_WAIT, Duration.ofMillis(20), () -> {
+            keptHidden.incrementAndGet();
+            return true;
+        }));
+        // Queued: a new ordinary job no longer gets in at once.
+        await().pollInterval(Duration.ofMillis(1)).atMost(SHORT_WAIT).until(() -> !getsInAtOnce(false));
+        Job behind = ordinary(LONG_WAIT);
+
+        await().atMost(SHORT_WAIT).until(() -> keptHidden.get() >= 10);
+        assertFalse(behind.hasEnteredOrGivenUp(), "the ordinary copy went ahead of the waiting suspect");
+        assertFalse(suspect.hasEnteredOrGivenUp());
+
+        inFlight.finish();
+        IsolationLane.Slot slot = suspect.slot().orElseThrow(() -> new AssertionError("the suspect gets the lane once it is empty"));
+        assertTrue(slot.alone());
+        assertFalse(behind.hasEnteredOrGivenUp(), "nothing beside the suspect");
+        suspect.finish();
+        assertTrue(behind.slot().isPresent());
+    }
+
+    /** A suspect whose copy can no longer be kept hidden stops waiting (its copy goes back), and nothing is left interrupted. */
+    @Test
+    void aSuspectWhoseCopyCannotBeKeptHiddenStopsWaiting() {
+        Job inFlight = ordinary(LONG_WAIT);
+        assertTrue(inFlight.slot().isPresent());
+        CompletableFuture<Boolean> interruptedAfter = new CompletableFuture<>();
+        Job suspect = new Job(() -> {
+            Optional<IsolationLane.Slot> slot = lane.enterAlone(Duration.ofMillis(20), LONG_WAIT, Duration.ofMillis(20), () -> false);
+            interruptedAfter.complete(Thread.currentThread().isInterrupted());
+            return slot;
+        });
+        assertEquals(Optional.empty(), suspect.slot());
+        assertFalse(interruptedAfter.join(), "the call-off's interrupt is not left on the job's thread");
+        assertFalse(lane.isolating());
     }
 
     @Test
