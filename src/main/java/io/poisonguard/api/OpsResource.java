@@ -98,6 +98,10 @@ public class OpsResource {
     public record AssignRequest(String assignee, String reason) {
     }
 
+    /** Body of a payload view: why the payload is looked at, audited with the view. */
+    public record ViewRequest(String reason) {
+    }
+
     /** Body of a note. */
     public record NoteRequest(String text) {
     }
@@ -230,6 +234,14 @@ public class OpsResource {
                                        @QueryParam("reason") String reason) {
         ActionOutcome outcome = actions.payload(keyOf(jobId, tenant), actor(), requireReason(reason));
         return body(outcome, false);
+    }
+
+    /** The payload view with its reason in the body, not the URL (which proxies and access logs keep): the same as the GET. */
+    @POST
+    @Path("quarantine/{jobId}/payload")
+    @RolesAllowed(Roles.PAYLOAD_READER)
+    public Map<String, Object> payloadByPost(@PathParam("jobId") String jobId, @QueryParam("tenant") String tenant, ViewRequest request) {
+        return payload(jobId, tenant, request == null ? null : request.reason());
     }
 
     @POST

@@ -629,6 +629,16 @@ class ReplayFlowTest extends FlowTest {
         assertEquals("diagnose customer ticket 9417", view.reason());
         assertTrue(view.detail() == null || !view.detail().contains("Old Shape"), "no payload in the audit entry");
         assertEquals(JobState.QUARANTINED, state("r-auth"), "viewing changes nothing");
+
+        // The same view by POST, its reason in the body: a URL's query string is what proxies and access logs keep.
+        given().auth().oauth2(viewer).contentType(ContentType.JSON).body(Map.of("reason", "curious"))
+                .post("/ops/quarantine/r-auth/payload").then().statusCode(403);
+        given().auth().oauth2(reader).contentType(ContentType.JSON).body(Map.of()).post("/ops/quarantine/r-auth/payload")
+                .then().statusCode(400).contentType("application/problem+json");
+        given().auth().oauth2(reader).contentType(ContentType.JSON).body(Map.of("reason", "ticket 9418, by POST"))
+                .post("/ops/quarantine/r-auth/payload").then().statusCode(200).body("body", equalTo(Queues.permitV1("P-r-auth")));
+        assertTrue(audit.forJob("r-auth", 10).stream().anyMatch(e -> e.action().name().equals("VIEW_PAYLOAD")
+                && "ticket 9418, by POST".equals(e.reason()) && "pat".equals(e.actor())), "the POST view is audited with its reason");
     }
 
     @Test
