@@ -82,8 +82,10 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         if (replaced.isEmpty() || replaced.get().quarantinedAt() == null) {
             return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now", Map.of());
         }
-        return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND quarantinedAt = :rq)",
-                Map.of(":rg", Attrs.n(replaced.get().generation()), ":rq", Attrs.millis(replaced.get().quarantinedAt())));
+        return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND quarantinedAt = :rq"
+                        + " AND #status IN (:gone, :waiting))",
+                Map.of(":rg", Attrs.n(replaced.get().generation()), ":rq", Attrs.millis(replaced.get().quarantinedAt()),
+                        ":gone", Attrs.s(QuarantineStatus.UNRECOVERABLE.name()), ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name())));
     }
 
     @Override
@@ -101,6 +103,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
                     .tableName(table)
                     .item(encode(r))
                     .conditionExpression(condition)
+                    .expressionAttributeNames(condition.contains("#status") ? Map.of("#status", "status") : null)
                     .expressionAttributeValues(values)
                     .returnValuesOnConditionCheckFailure(software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure.ALL_OLD)
                     .build()));
@@ -427,22 +430,48 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     @Override
-    public List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant acknowledgeBefore, Instant resolveBefore, Instant now,
-                                               int limit) {
-        // Two reads, one per stage: the time each stage falls due is on the index's sort key, which a filter cannot use.
-        List<QuarantineRecord> toResolve = waitingInClass(failureClass, now, " AND quarantinedAt <= :before",
-                " AND (attribute_not_exists(escalated) OR NOT contains(escalated, :last))",
-                Map.of(":before", Attrs.millis(resolveBefore), ":last", Attrs.s(LAST_STAGE)), Map.of(), null, limit, DynamoQuarantineStore::decode);
-        List<QuarantineRecord> toAcknowledge = waitingInClass(failureClass, now, " AND quarantinedAt <= :before",
-                " AND attribute_not_exists(ackBy) AND (attribute_not_exists(escalated) OR (NOT contains(escalated, :first)"
-                        + " AND NOT contains(escalated, :last)))",
-                Map.of(":before", Attrs.millis(acknowledgeBefore), ":first", Attrs.s(FIRST_STAGE), ":last", Attrs.s(LAST_STAGE)), Map.of(), null,
-                limit, DynamoQuarantineStore::decode);
-        Map<String, QuarantineRecord> both = new java.util.LinkedHashMap<>();
-        java.util.stream.Stream.concat(toResolve.stream(), toAcknowledge.stream())
-                .sorted(java.util.Comparator.comparing(QuarantineRecord::quarantinedAt))
-                .forEach(r -> both.putIfAbsent(JobKey.of(r.tenant(), r.jobId()).storage(), r));
-        return List.copyOf(both.values());
+    public List<QuarantineRecord> waitingSince(FailureClass failureClass, List<Due> acknowledge, List<Due> resolve, Instant now, int limit) {
+        // One read per stage and group of owners sharing its deadline: the time a stage falls due is on the index's sort
+        // key, which a filter cannot use, and a slow owner's records not yet due must not fill a read before a faster one's.
+        List<QuarantineRecord> found = new ArrayList<>();
+        for (Due due : resolve) {
+            found.addAll(waitingOf(failureClass, due, " AND (attribute_not_exists(escalated) OR NOT contains(escalated, :last))",
+                    Map.of(":last", Attrs.s(LAST_STAGE)), now, limit));
+        }
+        for (Due due : acknowledge) {
+            found.addAll(waitingOf(failureClass, due, " AND attribute_not_exists(ackBy) AND (attribute_not_exists(escalated) OR"
+                    + " (NOT contains(escalated, :first) AND NOT contains(escalated, :last)))",
+                    Map.of(":first", Attrs.s(FIRST_STAGE), ":last", Attrs.s(LAST_STAGE)), now, limit));
+        }
+        Map<String, QuarantineRecord> each = new java.util.LinkedHashMap<>();
+        found.stream().sorted(java.util.Comparator.comparing(QuarantineRecord::quarantinedAt))
+                .forEach(r -> each.putIfAbsent(JobKey.of(r.tenant(), r.jobId()).storage(), r));
+        return List.copyOf(each.values());
+    }
+
+    /** Most owners one read names in its filter ({@code IN} takes 100 operands); past it the read is not narrowed by owner. */
+    static final int MAX_OWNERS_NAMED = 99;
+
+    /** The waiting records of one group of owners quarantined at or before its time, narrowed by {@code stageFilter}. */
+    private List<QuarantineRecord> waitingOf(FailureClass failureClass, Due due, String stageFilter, Map<String, AttributeValue> stageValues,
+                                             Instant now, int limit) {
+        Map<String, AttributeValue> values = new HashMap<>(stageValues);
+        values.put(":before", Attrs.millis(due.before()));
+        Map<String, String> names = new HashMap<>();
+        String ownerFilter = "";
+        if (!due.owners().isEmpty() && due.owners().size() <= MAX_OWNERS_NAMED) {
+            List<String> placeholders = new ArrayList<>();
+            int i = 0;
+            for (String owner : new java.util.TreeSet<>(due.owners())) {
+                values.put(":o" + i, Attrs.s(owner));
+                placeholders.add(":o" + i++);
+            }
+            String in = "#owner IN (" + String.join(", ", placeholders) + ")";
+            ownerFilter = due.allBut() ? " AND (attribute_not_exists(#owner) OR NOT (" + in + "))" : " AND " + in;
+            names.put("#owner", "owner");
+        }
+        return waitingInClass(failureClass, now, " AND quarantinedAt <= :before", stageFilter + ownerFilter, values, names, null, limit,
+                DynamoQuarantineStore::decode);
     }
 
     @Override

@@ -54,13 +54,37 @@ public final class OwnerMap {
         return java.util.stream.Stream.concat(owners.values().stream(), java.util.stream.Stream.of(fallback)).toList();
     }
 
-    /** The shortest acknowledge deadline of any owner: no record younger than this can be overdue. */
-    public Duration earliestDeadline() {
-        return all().stream().map(Owner::acknowledgeWithin).min(Comparator.naturalOrder()).orElseThrow();
+    /**
+     * Owners that share a review stage's deadline. The default owner's group ({@code allBut}) stands for every record whose
+     * owner is not named in another group: the default owner's, those of owners with its deadline, and those of no owner or
+     * of one since removed from configuration, which take the default's deadlines.
+     */
+    public record DeadlineGroup(Duration within, java.util.Set<String> owners, boolean allBut) {
+        public DeadlineGroup {
+            owners = java.util.Set.copyOf(owners);
+        }
     }
 
-    /** The shortest resolve deadline of any owner: no record quarantined more recently can be overdue for resolution. */
-    public Duration earliestResolveDeadline() {
-        return all().stream().map(Owner::resolveWithin).min(Comparator.naturalOrder()).orElseThrow();
+    /**
+     * The owners grouped by their deadline for one stage ({@code deadline}: acknowledge or resolve), one group per distinct
+     * deadline, shortest first: so a check can read each group's records past its own deadline, and records not yet due
+     * for a slow owner do not stand before a faster owner's.
+     */
+    public List<DeadlineGroup> byDeadline(java.util.function.Function<Owner, Duration> deadline) {
+        Duration fallbackWithin = deadline.apply(fallback);
+        Map<Duration, java.util.Set<String>> named = new java.util.TreeMap<>();
+        for (Owner o : owners.values()) {
+            Duration within = deadline.apply(o);
+            if (!within.equals(fallbackWithin)) {
+                named.computeIfAbsent(within, d -> new java.util.TreeSet<>()).add(o.name());
+            }
+        }
+        java.util.Set<String> elsewhere = new java.util.TreeSet<>();
+        named.values().forEach(elsewhere::addAll);
+        List<DeadlineGroup> groups = new java.util.ArrayList<>();
+        named.forEach((within, names) -> groups.add(new DeadlineGroup(within, names, false)));
+        groups.add(new DeadlineGroup(fallbackWithin, elsewhere, true));
+        groups.sort(Comparator.comparing(DeadlineGroup::within));
+        return List.copyOf(groups);
     }
 }

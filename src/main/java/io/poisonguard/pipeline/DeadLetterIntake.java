@@ -205,7 +205,7 @@ public class DeadLetterIntake {
                 parked = already.current();
                 stored = quarantine.find(key);
                 boolean reopening = parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
-                        || QuarantineStore.reopens(parked.generation(), stored);
+                        || QuarantineStore.reopenPending(parked, stored);
                 if (!reopening && !vault.enabled() && stored.map(r -> r.deadLetter() != null
                         && r.deadLetter().state() == DeadLetterCopy.State.REFUSED).orElse(false)) {
                     // The DLQ refused this job's labelled copy for good and nothing else holds its payload: the original
@@ -223,7 +223,12 @@ public class DeadLetterIntake {
                 }
             }
         }
-        FailureClass failureClass = parked.quarantineClass() == null ? FailureClass.REDRIVEN : parked.quarantineClass();
+        // A job concluded UNRECOVERABLE is quarantined again once its payload is kept (below); its labelled copy carries the
+        // labels it will then have.
+        LedgerRecord back = parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
+                ? parked.reopened(now, stored.map(QuarantineRecord::failureClass).orElse(FailureClass.REDRIVEN)) : null;
+        LedgerRecord labels = back == null ? parked : back;
+        FailureClass failureClass = labels.quarantineClass() == null ? FailureClass.REDRIVEN : labels.quarantineClass();
         boolean kept = false;
         if (vault.enabled()) {
             // The original is the payload until the vault holds it; it is deleted only after that.
@@ -237,7 +242,7 @@ public class DeadLetterIntake {
         // One too large to copy whole with its labels keeps its body and the contract's attributes, as a quarantine's does.
         InboundMessage labelled = WireSize.deadLetterCopyFits(m) ? m : WireSize.contractOnly(m);
         try {
-            copy = DeadLetterCopy.sent(deadLetters.send(labelled, jobId, failureClass, parked.attempt(), parked.quarantineReason()));
+            copy = DeadLetterCopy.sent(deadLetters.send(labelled, jobId, failureClass, labels.attempt(), labels.quarantineReason()));
         } catch (RuntimeException e) {
             Optional<String> refusal = refusals.permanent(e);
             if (refusal.isEmpty()) {
@@ -253,23 +258,28 @@ public class DeadLetterIntake {
         }
         // Its payload was concluded gone, and here it is, kept: the job waits in quarantine again and can be replayed. Only
         // the one that moves the ledger replaces the stored record, whatever it says (see Quarantiner).
-        boolean movedBack = false;
-        if (parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE) {
+        boolean movedBack = back != null;
+        if (movedBack) {
             try {
-                parked = ledger.write(parked.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
-                movedBack = true;
+                parked = ledger.write(back);
             } catch (LedgerConflict lost) {
                 LOG.debugf("Job %s changed while its dead-letter copy was adopted; the next sweep decides again", jobId);
                 return false;
             }
         }
-        boolean reopening = movedBack || QuarantineStore.reopens(parked.generation(), stored);
+        boolean reopening = movedBack || QuarantineStore.reopenPending(parked, stored);
+        Instant at = now;
+        if (reopening) {
+            // Read again just before the record is replaced (a note left meanwhile stays), dated no earlier than the ledger's move.
+            stored = quarantine.find(key);
+            at = parked.updatedAt() != null && parked.updatedAt().isAfter(now) ? parked.updatedAt() : now;
+        }
         io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(parked.tenant(), parked.jobType());
         io.poisonguard.quarantine.Triage triage = reopening && stored.isPresent()
                 ? stored.get().triage().reopened(owner.owner(), owner.defaulted())
                 : io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted());
         List<io.poisonguard.quarantine.ReplayEntry> replays = reopening ? stored.map(QuarantineRecord::replays).orElse(List.of()) : List.of();
-        QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
+        QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), at,
                 config.retention().quarantine(), replays, copy, triage).withReceiveCount(m.receiveCount());
         boolean first = quarantine.putOrReopen(record, stored, reopening);
         if (originalStays) {

@@ -101,6 +101,11 @@ public class Quarantiner {
                         ? new ReplayEntry(e.generation(), e.at(), e.actor(), e.reason(), "QUARANTINED again: " + parked.quarantineClass())
                         : e)
                 .toList();
+        // A job concluded UNRECOVERABLE is quarantined again once its payload is kept (below); its dead-letter copy carries
+        // the labels it will then have.
+        LedgerRecord back = record.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
+                ? record.reopened(now, stored.map(QuarantineRecord::failureClass).orElse(io.poisonguard.failure.FailureClass.REDRIVEN)) : null;
+        LedgerRecord labels = back == null ? record : back;
         // The vault first: once it holds the payload by job id, neither a refused DLQ copy nor a deep DLQ
         // can make the payload unreachable.
         boolean kept = false;
@@ -121,8 +126,8 @@ public class Quarantiner {
         InboundMessage copy = WireSize.deadLetterCopyFits(m) ? m : WireSize.contractOnly(m);
         DeadLetterCopy deadLetter;
         try {
-            deadLetter = DeadLetterCopy.sent(deadLetters.send(copy, record.jobId(), record.quarantineClass(), record.attempt(),
-                    record.quarantineReason()));
+            deadLetter = DeadLetterCopy.sent(deadLetters.send(copy, record.jobId(), labels.quarantineClass(), labels.attempt(),
+                    labels.quarantineReason()));
         } catch (RuntimeException e) {
             Optional<String> refusal = refusals.permanent(e);
             if (refusal.isEmpty()) {
@@ -140,21 +145,27 @@ public class Quarantiner {
             deadLetter = DeadLetterCopy.refused(refusal.get(), !kept);
         }
         // The payload is kept: a job concluded UNRECOVERABLE (its payload gone) waits in quarantine again, replayable. Of
-        // several copies only one moves the ledger (a conflict decides the others again) and so replaces the stored record,
-        // whatever it says: the concluding replay writes the ledger first and the record after, and may not have got that far.
-        boolean movedBack = false;
-        if (record.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE) {
-            record = ledger.write(record.moveTo(io.poisonguard.ledger.JobState.QUARANTINED, now));
-            movedBack = true;
+        // several copies only one moves the ledger (a conflict decides the others again) and so replaces the stored record:
+        // the concluding replay writes the ledger first and the record after, and may not have got that far.
+        boolean movedBack = back != null;
+        if (movedBack) {
+            record = ledger.write(back);
         }
         // A reopen stopped between the ledger's write and the record's is finished from that stored pair.
-        boolean reopening = movedBack || QuarantineStore.reopens(record.generation(), stored);
+        boolean reopening = movedBack || QuarantineStore.reopenPending(record, stored);
+        Instant at = now;
+        if (reopening) {
+            // Read again just before the record is replaced: a note left meanwhile stays. Never before the ledger's move,
+            // whichever worker's clock wrote it, or the record would still look unreplaced.
+            stored = store.find(JobKey.of(record));
+            at = record.updatedAt() != null && record.updatedAt().isAfter(now) ? record.updatedAt() : now;
+        }
         // Whoever writes the record first sends the one alert; the record names where the payload is.
         io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(record.tenant(), record.jobType());
         io.poisonguard.quarantine.Triage triage = reopening && stored.isPresent()
                 ? stored.get().triage().reopened(owner.owner(), owner.defaulted())
                 : io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted());
-        boolean first = store.putOrReopen(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
+        boolean first = store.putOrReopen(QuarantineRecord.of(record, diagnostics, m.messageId(), at, config.retention().quarantine(),
                 earlier, deadLetter, triage), stored, reopening);
         if (deadLetter.sourceKept()) {
             try {
@@ -199,15 +210,6 @@ public class Quarantiner {
      * replayed generation is never dropped: someone chose to run it again.
      */
     private void drop(LedgerRecord record, InboundMessage m, Instant now) {
-        if (record.state() != null && record.state() != io.poisonguard.ledger.JobState.DROPPED
-                && !record.state().canMoveTo(io.poisonguard.ledger.JobState.DROPPED)) {
-            // Resolved or unrecoverable before its type became disposable: no copy of it may run, and there is nothing to
-            // keep for it nor to record. The copy is deleted (the ledger cannot say DROPPED from here, and need not).
-            source.delete(m);
-            metrics.outcome(Outcome.DROPPED_DISPOSABLE, record.quarantineClass());
-            LOG.infof("Job %s: a copy of this %s job of disposable type %s was deleted", record.jobId(), record.state(), record.jobType());
-            return;
-        }
         if (record.state() != io.poisonguard.ledger.JobState.DROPPED) {
             try {
                 ledger.write(record.moveTo(io.poisonguard.ledger.JobState.DROPPED, now));

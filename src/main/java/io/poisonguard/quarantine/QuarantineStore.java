@@ -15,8 +15,8 @@ public interface QuarantineStore {
 
     /**
      * Stores {@code fresh}, the record of a job quarantined again because its payload, concluded gone, turned up: in place
-     * of {@code replaced}, the record read before (matched by its generation and quarantine time, whatever its status
-     * now), or where no live record is. Returns whether this call wrote it: of several copies doing this at once, only the
+     * of {@code replaced}, the record read before (matched by its generation and quarantine time, and only while it says
+     * UNRECOVERABLE or QUARANTINED: not over a replay or resolve an operator made meanwhile), or where no live record is. Returns whether this call wrote it: of several copies doing this at once, only the
      * first, which alerts.
      */
     boolean reopen(QuarantineRecord fresh, Optional<QuarantineRecord> replaced);
@@ -30,12 +30,21 @@ public interface QuarantineStore {
     }
 
     /**
-     * Whether a quarantine at {@code generation}, the ledger QUARANTINED, finishes a reopen that stopped between its two
-     * writes: the stored record, of that generation or an earlier one, still says UNRECOVERABLE. Nothing else leaves that
-     * pair: a job concluded UNRECOVERABLE leaves it only through a reopen.
+     * Whether the job, which the ledger says QUARANTINED, is a reopen still to be finished: the ledger was moved back from
+     * UNRECOVERABLE (its payload turned up) and the stored record not yet replaced. Told from the stored pair, so the next
+     * copy finishes a reopen a worker stopped between the two writes: a record that still says UNRECOVERABLE, of this
+     * generation or an earlier one; or one of this generation quarantined before the ledger's last write, which nothing
+     * but a reopen leaves (a quarantine writes the ledger first and its record after; a failed replay puts the ledger
+     * back as it was, its time included).
      */
-    static boolean reopens(int generation, Optional<QuarantineRecord> stored) {
-        return stored.filter(s -> s.generation() <= generation && s.status() == QuarantineStatus.UNRECOVERABLE).isPresent();
+    static boolean reopenPending(io.poisonguard.ledger.LedgerRecord ledger, Optional<QuarantineRecord> stored) {
+        if (stored.isEmpty() || ledger.state() != io.poisonguard.ledger.JobState.QUARANTINED
+                || stored.get().generation() > ledger.generation()) {
+            return false;
+        }
+        QuarantineRecord r = stored.get();
+        return r.status() == QuarantineStatus.UNRECOVERABLE || r.generation() == ledger.generation() && r.quarantinedAt() != null
+                && ledger.updatedAt() != null && r.quarantinedAt().toEpochMilli() < ledger.updatedAt().toEpochMilli();
     }
 
     /**
@@ -78,13 +87,24 @@ public interface QuarantineStore {
     boolean markEscalated(JobKey key, String stage);
 
     /**
-     * Live records of one class still waiting (status QUARANTINED) with a review stage that may be due, oldest first: those
-     * neither acknowledged nor escalated for acknowledgement, quarantined at or before {@code acknowledgeBefore}, and those
-     * not escalated for resolution, quarantined at or before {@code resolveBefore}; at most {@code limit} of each. Records
-     * with nothing to escalate now (both stages escalated; or the first acknowledged or escalated and the second not due
-     * for any owner yet) are left out: however many there are they must not keep newer records from their turn.
+     * Live records of one class still waiting (status QUARANTINED) with a review stage that may be due, oldest first: for
+     * each group in {@code acknowledge}, those of its owners neither acknowledged nor escalated for acknowledgement,
+     * quarantined at or before its time; for each group in {@code resolve}, those of its owners not escalated for
+     * resolution, quarantined at or before its time; at most {@code limit} of each read. Records with nothing to escalate
+     * now (both stages escalated; or the first acknowledged or escalated and the second not due yet; or of an owner whose
+     * deadline has not passed) are left out: however many there are they must not keep newer records from their turn.
      */
-    List<QuarantineRecord> waitingSince(FailureClass failureClass, Instant acknowledgeBefore, Instant resolveBefore, Instant now, int limit);
+    List<QuarantineRecord> waitingSince(FailureClass failureClass, List<Due> acknowledge, List<Due> resolve, Instant now, int limit);
+
+    /**
+     * The records of some owners that fall due for a review stage when quarantined at or before {@code before}: those of
+     * the owners named, or ({@code allBut}) of every owner but those named, records of no owner included.
+     */
+    record Due(Instant before, java.util.Set<String> owners, boolean allBut) {
+        public Due {
+            owners = java.util.Set.copyOf(owners);
+        }
+    }
 
     /**
      * The waiting records of one class escalated for acknowledgement and not yet for resolution: their owner and whether

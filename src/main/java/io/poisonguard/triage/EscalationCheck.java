@@ -90,6 +90,9 @@ public class EscalationCheck {
         Instant now = clock.instant();
         Map<String, Integer> counts = new java.util.HashMap<>();
         int escalated = 0;
+        // Per group of owners sharing a deadline, each read past its own.
+        List<QuarantineStore.Due> acknowledgeDue = due(owners.byDeadline(Owner::acknowledgeWithin), now);
+        List<QuarantineStore.Due> resolveDue = due(owners.byDeadline(Owner::resolveWithin), now);
         for (FailureClass c : FailureClass.values()) {
             // The records with every stage escalated are still overdue: the gauges count them, without reading them whole
             // (read before this pass escalates more, so none is counted twice).
@@ -109,8 +112,7 @@ public class EscalationCheck {
             }
             // Only records with a stage that may be due: however many have nothing due now (fully escalated, or escalated
             // for acknowledgement with their resolve deadline far off), newer ones get their turn.
-            List<QuarantineRecord> waiting = quarantine.waitingSince(c, now.minus(owners.earliestDeadline()),
-                    now.minus(owners.earliestResolveDeadline()), now, PER_CLASS);
+            List<QuarantineRecord> waiting = quarantine.waitingSince(c, acknowledgeDue, resolveDue, now, PER_CLASS);
             for (QuarantineRecord r : waiting) {
                 Owner owner = owners.owner(r.triage().owner());
                 boolean acknowledged = r.triage().acknowledgedBy() != null;
@@ -141,6 +143,10 @@ public class EscalationCheck {
         counts.forEach((k, v) -> overdue.computeIfAbsent(k, this::gauge).set(v));
         passes.incrementAndGet();
         return escalated;
+    }
+
+    private static List<QuarantineStore.Due> due(List<OwnerMap.DeadlineGroup> groups, Instant now) {
+        return groups.stream().map(g -> new QuarantineStore.Due(now.minus(g.within()), g.owners(), g.allBut())).toList();
     }
 
     /** Escalates one stage of one record, once across instances; false when another instance had already done it. */

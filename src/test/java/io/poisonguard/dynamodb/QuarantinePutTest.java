@@ -96,4 +96,18 @@ class QuarantinePutTest {
         assertTrue(store.concludeUnrecoverable(key, now), "the record a conclusion judged is concluded");
         org.junit.jupiter.api.Assertions.assertEquals(QuarantineStatus.UNRECOVERABLE, store.find(key).orElseThrow().status());
     }
+
+    /** A reopen never overwrites a record an operator moved meanwhile (a replay, a resolve): its put writes nothing. */
+    @Test
+    void aReopenDoesNotOverwriteARecordAnOperatorMovedMeanwhile() {
+        DynamoQuarantineStore store = new DynamoQuarantineStore(dynamo.client(), dynamo.names().quarantineTable(), Clock.systemUTC());
+        io.poisonguard.ledger.JobKey key = io.poisonguard.ledger.JobKey.of("acme", "job-moved");
+        Instant then = Instant.now().minus(Duration.ofDays(3));
+        assertTrue(store.putIfAbsent(record("job-moved", "m-1", then)));
+        java.util.Optional<QuarantineRecord> read = store.find(key);
+        assertTrue(store.updateStatus(key, QuarantineStatus.REPLAYING, java.util.Optional.empty()));
+
+        assertFalse(store.reopen(record("job-moved", "m-found", Instant.now()), read));
+        org.junit.jupiter.api.Assertions.assertEquals(QuarantineStatus.REPLAYING, store.find(key).orElseThrow().status());
+    }
 }

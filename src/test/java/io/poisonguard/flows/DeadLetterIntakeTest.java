@@ -419,4 +419,35 @@ class DeadLetterIntakeTest extends FlowTest {
         await().atMost(Duration.ofSeconds(5)).until(() -> quarantine.find(key("found-half")).orElseThrow().quarantinedAt().isAfter(concluded));
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-half") == 2);
     }
+
+    /**
+     * The conclusion's record write was lost, then a copy's reopen stopped after moving the ledger: ledger QUARANTINED (just
+     * now), record QUARANTINED from the old quarantine. Until the next copy replaces the record a replay is refused (it would
+     * race that write); the next copy finishes the reopen, alerted once. Before, that pair looked complete: the record was
+     * never replaced and nobody was told.
+     */
+    @Test
+    void aReopenStoppedAfterItsLedgerWriteIsFinishedByTheNextCopyAndRefusesReplaysUntilThen() {
+        Queues queues = queues();
+        tenant("t-found");
+        poller.start();
+        queues.send(Queues.permitV1("P-FOUND-4"), Queues.permitAttributes("found-late", "t-found", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-late") == JobState.QUARANTINED
+                && quarantine.find(key("found-late")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        java.time.Instant concluded = concludeUnrecoverable("found-late");
+        quarantine.updateStatus(key("found-late"), QuarantineStatus.QUARANTINED, java.util.Optional.empty());
+        LedgerRecord gone = ledger.find(key("found-late")).orElseThrow();
+        ledger.write(gone.moveTo(JobState.QUARANTINED, java.time.Instant.now()));
+
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "while it reopens", "dryRun", false))
+                .post("/ops/quarantine/found-late/replay").then().statusCode(409).body(containsString("turned up"));
+
+        queues.send(Queues.permitV1("P-FOUND-4"), Queues.permitAttributes("found-late", "t-found", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0
+                && quarantine.find(key("found-late")).orElseThrow().quarantinedAt().isAfter(concluded));
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-late") == 2);
+        handler.legacyReader(true);
+        assertEquals(202, replay("found-late").statusCode());
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-late") == JobState.SUCCEEDED);
+    }
 }

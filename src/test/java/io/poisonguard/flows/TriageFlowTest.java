@@ -277,6 +277,32 @@ class TriageFlowTest extends FlowTest {
         });
     }
 
+    /**
+     * Owners with different deadlines: 500 records of the default owner (acknowledge within 4 h), quarantined ten minutes
+     * ago, are not due; a newer record of "permits" (within 3 s) is. A check read the 500 oldest records past the shortest
+     * deadline of any owner, which were the default owner's, and never reached it until they fell due hours later.
+     */
+    @Test
+    void anOverdueRecordBehindFiveHundredOlderOnesOfASlowerOwnerIsStillEscalated() {
+        java.time.Instant now = java.time.Instant.now();
+        for (int i = 0; i < io.poisonguard.triage.EscalationCheck.PER_CLASS; i++) {
+            // An owner since removed from configuration has the default owner's deadlines: some of the 500 are such.
+            String owner = i % 10 == 0 ? "a-team-since-removed" : "operations";
+            quarantine.putIfAbsent(quarantined("slow-" + i, FailureClass.DEPENDENCY_DOWN, owner, now.minus(Duration.ofMinutes(10)).plusMillis(i),
+                    java.util.Set.of()));
+        }
+        JobKey late = new JobKey("t-permits", "behind-a-slower-owner");
+        quarantine.putIfAbsent(quarantined(late.jobId(), FailureClass.DEPENDENCY_DOWN, "permits", now.minus(Duration.ofMinutes(1)), java.util.Set.of()));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> quarantine.find(late).orElseThrow().triage().escalated()
+                .containsAll(java.util.Set.of("acknowledge", "resolve")));
+        long passes = escalation.passes();
+        await().atMost(Duration.ofSeconds(10)).until(() -> escalation.passes() > passes + 1);
+        assertTrue(quarantine.find(new JobKey("t-permits", "slow-0")).orElseThrow().triage().escalated().isEmpty(),
+                "the default owner's records are not due for hours");
+        assertTrue(quarantine.find(new JobKey("t-permits", "slow-1")).orElseThrow().triage().escalated().isEmpty());
+    }
+
     @Test
     void anOverdueRecordOfAJobThatNamedNoValidTenantIsEscalatedLikeAnyOther() {
         JobKey tenantless = new JobKey(null, "stray-1");

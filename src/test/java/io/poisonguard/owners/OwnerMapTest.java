@@ -32,7 +32,26 @@ class OwnerMapTest {
         assertEquals(new OwnerMap.Assignment("operations", true), map.assign("globex", "report"));
         assertEquals(new OwnerMap.Assignment("operations", true), map.assign(null, null));
         assertEquals("operations", map.owner("a-team-since-removed").name(), "an unknown owner gets the default's deadlines");
-        assertEquals(Duration.ofHours(1), map.earliestDeadline());
+    }
+
+    @Test
+    void ownersAreGroupedByEachStagesDeadlineAndTheDefaultsGroupStandsForEveryOwnerNotNamedInAnother() {
+        // acme-billing acknowledges within 1 h; billing and acme-desk share the default's 4 h, so they stand in its group,
+        // which also covers records of no owner or of one since removed (named nowhere).
+        assertEquals(List.of(new OwnerMap.DeadlineGroup(Duration.ofHours(1), Set.of("acme-billing"), false),
+                        new OwnerMap.DeadlineGroup(H4, Set.of("acme-billing"), true)),
+                map.byDeadline(Owner::acknowledgeWithin));
+        assertEquals(List.of(new OwnerMap.DeadlineGroup(Duration.ofDays(1), Set.of("acme-billing"), false),
+                        new OwnerMap.DeadlineGroup(D3, Set.of("acme-billing"), true)),
+                map.byDeadline(Owner::resolveWithin));
+        OwnerMap slowTeam = new OwnerMap(List.of(new Owner("archive", Set.of("archive"), Set.of(), Duration.ofDays(1), Duration.ofDays(5))),
+                new Owner("operations", Set.of(), Set.of(), H4, D3));
+        assertEquals(List.of(new OwnerMap.DeadlineGroup(H4, Set.of("archive"), true),
+                        new OwnerMap.DeadlineGroup(Duration.ofDays(1), Set.of("archive"), false)),
+                slowTeam.byDeadline(Owner::acknowledgeWithin), "shortest first, whoever's it is");
+        OwnerMap alike = new OwnerMap(List.of(), new Owner("operations", Set.of(), Set.of(), H4, D3));
+        assertEquals(List.of(new OwnerMap.DeadlineGroup(H4, Set.of(), true)), alike.byDeadline(Owner::acknowledgeWithin),
+                "one deadline: one read, every record");
     }
 
     @Test
