@@ -449,8 +449,8 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         return List.copyOf(each.values());
     }
 
-    /** Most owners one read names in its filter ({@code IN} takes 100 operands); past it the read is not narrowed by owner. */
-    static final int MAX_OWNERS_NAMED = 99;
+    /** Most operands of one {@code IN} (DynamoDB allows 100); more owners take several, joined. */
+    static final int OWNERS_PER_IN = 99;
 
     /** The waiting records of one group of owners quarantined at or before its time, narrowed by {@code stageFilter}. */
     private List<QuarantineRecord> waitingOf(FailureClass failureClass, Due due, String stageFilter, Map<String, AttributeValue> stageValues,
@@ -459,15 +459,23 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         values.put(":before", Attrs.millis(due.before()));
         Map<String, String> names = new HashMap<>();
         String ownerFilter = "";
-        if (!due.owners().isEmpty() && due.owners().size() <= MAX_OWNERS_NAMED) {
+        if (!due.owners().isEmpty()) {
+            List<String> ins = new ArrayList<>();
             List<String> placeholders = new ArrayList<>();
             int i = 0;
             for (String owner : new java.util.TreeSet<>(due.owners())) {
                 values.put(":o" + i, Attrs.s(owner));
                 placeholders.add(":o" + i++);
+                if (placeholders.size() == OWNERS_PER_IN) {
+                    ins.add("#owner IN (" + String.join(", ", placeholders) + ")");
+                    placeholders.clear();
+                }
             }
-            String in = "#owner IN (" + String.join(", ", placeholders) + ")";
-            ownerFilter = due.allBut() ? " AND (attribute_not_exists(#owner) OR NOT (" + in + "))" : " AND " + in;
+            if (!placeholders.isEmpty()) {
+                ins.add("#owner IN (" + String.join(", ", placeholders) + ")");
+            }
+            String named = "(" + String.join(" OR ", ins) + ")";
+            ownerFilter = due.allBut() ? " AND (attribute_not_exists(#owner) OR NOT " + named + ")" : " AND " + named;
             names.put("#owner", "owner");
         }
         return waitingInClass(failureClass, now, " AND quarantinedAt <= :before", stageFilter + ownerFilter, values, names, null, limit,

@@ -142,10 +142,6 @@ public record LedgerRecord(
     }
 
     /**
-     * Starts a replay: a new generation with a fresh failure budget. The job id, attempt numbering
-     * and history carry on, so the replayed attempt is attempt {@code attempt + 1} of the same job.
-     */
-    /**
      * An UNRECOVERABLE job whose payload turned up, quarantined again at its generation. One concluded from a replay that
      * never reached a worker (stuck REPLAYING past its record's retention) has no class or reason left: it takes
      * {@code ifNone}.
@@ -156,6 +152,10 @@ public record LedgerRecord(
                 : back.withQuarantine(ifNone, "its payload, concluded gone, turned up; quarantined again");
     }
 
+    /**
+     * Starts a replay: a new generation with a fresh failure budget. The job id, attempt numbering
+     * and history carry on, so the replayed attempt is attempt {@code attempt + 1} of the same job.
+     */
     public LedgerRecord replayed(Instant now) {
         LedgerRecord moved = moveTo(JobState.REPLAYING, now);
         return new LedgerRecord(jobId, tenant, jobType, JobState.REPLAYING, generation + 1, attempt, Map.of(), null, null,

@@ -204,8 +204,7 @@ public class DeadLetterIntake {
             case Adoption.AlreadyParked already -> {
                 parked = already.current();
                 stored = quarantine.find(key);
-                boolean reopening = parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE
-                        || QuarantineStore.reopenPending(parked, stored);
+                boolean reopening = parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE;
                 if (!reopening && !vault.enabled() && stored.map(r -> r.deadLetter() != null
                         && r.deadLetter().state() == DeadLetterCopy.State.REFUSED).orElse(false)) {
                     // The DLQ refused this job's labelled copy for good and nothing else holds its payload: the original
@@ -256,35 +255,38 @@ public class DeadLetterIntake {
             copy = originalStays ? DeadLetterCopy.refused(refusal.get() + " (the original stays in the dead-letter queue as it came)", true)
                     : DeadLetterCopy.refused(refusal.get(), false);
         }
-        // Its payload was concluded gone, and here it is, kept: the job waits in quarantine again and can be replayed. Only
-        // the one that moves the ledger replaces the stored record, whatever it says (see Quarantiner).
-        boolean movedBack = back != null;
-        if (movedBack) {
+        io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(parked.tenant(), parked.jobType());
+        boolean first;
+        boolean reopening = back != null;
+        if (reopening) {
+            // Its payload was concluded gone, and here it is, kept: the job waits in quarantine again and can be replayed. The
+            // record first, in place of the one read just before, then the ledger (see Quarantiner#reopen).
+            Optional<QuarantineRecord> latest = quarantine.find(key);
+            first = false;
+            if (!QuarantineStore.reopenWritten(parked, latest)) {
+                io.poisonguard.quarantine.Triage triage = latest.map(r -> r.triage().reopened(owner.owner(), owner.defaulted()))
+                        .orElseGet(() -> io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()));
+                first = quarantine.reopen(QuarantineRecord.of(back, preflight.check(m).diagnostics(), m.messageId(),
+                        QuarantineStore.reopenedAt(parked, now), config.retention().quarantine(),
+                        latest.map(QuarantineRecord::replays).orElse(List.of()), copy, triage).withReceiveCount(m.receiveCount()), latest);
+            }
+            if (first) {
+                told(back, owner, failureClass, true);
+            }
             try {
                 parked = ledger.write(back);
             } catch (LedgerConflict lost) {
                 LOG.debugf("Job %s changed while its dead-letter copy was adopted; the next sweep decides again", jobId);
                 return false;
             }
+        } else {
+            first = quarantine.putIfAbsent(QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
+                    config.retention().quarantine(), List.of(), copy,
+                    io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted())).withReceiveCount(m.receiveCount()));
         }
-        boolean reopening = movedBack || QuarantineStore.reopenPending(parked, stored);
-        Instant at = now;
-        if (reopening) {
-            // Read again just before the record is replaced (a note left meanwhile stays), dated no earlier than the ledger's move.
-            stored = quarantine.find(key);
-            at = parked.updatedAt() != null && parked.updatedAt().isAfter(now) ? parked.updatedAt() : now;
-        }
-        io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(parked.tenant(), parked.jobType());
-        io.poisonguard.quarantine.Triage triage = reopening && stored.isPresent()
-                ? stored.get().triage().reopened(owner.owner(), owner.defaulted())
-                : io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted());
-        List<io.poisonguard.quarantine.ReplayEntry> replays = reopening ? stored.map(QuarantineRecord::replays).orElse(List.of()) : List.of();
-        QuarantineRecord record = QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), at,
-                config.retention().quarantine(), replays, copy, triage).withReceiveCount(m.receiveCount());
-        boolean first = quarantine.putOrReopen(record, stored, reopening);
         if (originalStays) {
-            if (first) {
-                told(parked, owner, failureClass, reopening);
+            if (first && !reopening) {
+                told(parked, owner, failureClass, false);
                 LOG.warnf("Job %s adopted from the dead-letter queue, its labelled copy refused (%s): the original stays there as it came",
                         jobId, copy.detail());
             }
@@ -299,8 +301,10 @@ public class DeadLetterIntake {
             LOG.warnf("Job %s: deleting its adopted dead-letter original failed (%s); the next sweep finishes it", jobId,
                     e.getClass().getSimpleName());
         }
-        if (first) {
-            told(parked, owner, failureClass, reopening);
+        if (first && reopening) {
+            LOG.infof("Job %s: its dead-letter original was replaced by a labelled copy (quarantined again)", jobId);
+        } else if (first) {
+            told(parked, owner, failureClass, false);
             LOG.infof("Job %s adopted from the dead-letter queue: class=%s receives=%d generation=%d", jobId, failureClass,
                     m.receiveCount(), parked.generation());
         } else {
@@ -309,7 +313,7 @@ public class DeadLetterIntake {
         return first;
     }
 
-    /** Counts and alerts an adoption whose record this sweep wrote: the one alert of the job's quarantine at its generation. */
+    /** Counts and alerts an adoption (or a reopen) whose record this sweep wrote: the one alert of that quarantine. */
     private void told(LedgerRecord parked, io.poisonguard.owners.OwnerMap.Assignment owner, FailureClass failureClass, boolean reopened) {
         metrics.quarantined(failureClass);
         metrics.adoptedFromDeadLetters();

@@ -149,30 +149,37 @@ public class IsolationLane {
         return got ? Optional.of(new Slot(fit(), lock.writeLock(), fit() ? 0 : 1, waited)) : Optional.empty();
     }
 
-    /** Keeps waiting suspects' copies hidden; one daemon thread, made when a suspect first has to wait. */
-    private volatile java.util.concurrent.ScheduledExecutorService keeper;
-
-    private java.util.concurrent.ScheduledExecutorService keeper() {
-        if (keeper == null) {
-            synchronized (this) {
-                if (keeper == null) {
-                    keeper = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
-                            Thread.ofPlatform().name("poison-guard-lane-keeper").daemon().factory());
-                }
-            }
-        }
-        return keeper;
+    /** Keeps waiting suspects' copies hidden: one daemon thread for the process, made when a suspect first has to wait long. */
+    private static final class Keeper {
+        static final java.util.concurrent.ScheduledExecutorService EXECUTOR = java.util.concurrent.Executors.newSingleThreadScheduledExecutor(
+                Thread.ofPlatform().name("poison-guard-lane-keeper").daemon().factory());
     }
 
     /**
-     * One timed wait for the exclusive lock; the keeper's task calls this thread off (by interrupting it) when the copy
-     * can no longer be kept hidden or the wait should end. An interrupt from anyone else is passed on.
+     * One timed wait for the exclusive lock. When the wait outlasts the copy's first hiding, the keeper hides it again on
+     * time and calls the wait off (by interrupting this thread, an interrupt cleared here) when the copy can no longer be
+     * kept hidden or the wait should end. An interrupt from anyone else is passed on.
      */
     private boolean waitAlone(long maxNanos, long firstNanos, long everyNanos, java.util.function.BooleanSupplier keepCopy)
             throws InterruptedException {
+        if (firstNanos >= maxNanos) {
+            // Over before its copy needs hiding again: nothing to keep.
+            return lock.writeLock().tryLock(maxNanos, TimeUnit.NANOSECONDS);
+        }
         Waiter waiter = new Waiter(Thread.currentThread());
-        java.util.concurrent.ScheduledFuture<?> keeping = keeper().scheduleWithFixedDelay(() -> {
-            if (!waitOn || !fit() || !keepCopy.getAsBoolean()) {
+        java.util.concurrent.ScheduledFuture<?> keeping = Keeper.EXECUTOR.scheduleWithFixedDelay(() -> {
+            if (!waiter.keeping()) {
+                return;
+            }
+            boolean on = false;
+            try {
+                on = waitOn && fit() && keepCopy.getAsBoolean();
+            } catch (RuntimeException e) {
+                // Not known to be hidden: the wait ends, and the copy is given back.
+            } finally {
+                waiter.kept();
+            }
+            if (!on) {
                 waiter.callOff();
             }
         }, firstNanos, everyNanos, TimeUnit.NANOSECONDS);
@@ -187,21 +194,36 @@ public class IsolationLane {
             return false;
         }
         keeping.cancel(false);
-        if (waiter.end() && got) {
-            // Called off just as the lock came: it is taken all the same, and the interrupt meant for the wait is cleared.
+        if (waiter.end()) {
+            // Called off as the wait ended (the lock taken or the time up): the interrupt meant for the wait is cleared.
             Thread.interrupted();
         }
         return got;
     }
 
-    /** A suspect's wait, which the keeper may call off exactly once, and only while it lasts. */
+    /**
+     * A suspect's wait, which the keeper may call off once, only while it lasts. Its end waits for a hiding under way, so no
+     * late one overrides what the job's copy is given next.
+     */
     private static final class Waiter {
         private final Thread thread;
         private boolean over;
         private boolean calledOff;
+        private boolean hiding;
 
         Waiter(Thread thread) {
             this.thread = thread;
+        }
+
+        /** Whether the keeper may hide the copy now (the wait goes on); it says {@link #kept()} when done. */
+        synchronized boolean keeping() {
+            hiding = !over;
+            return hiding;
+        }
+
+        synchronized void kept() {
+            hiding = false;
+            notifyAll();
         }
 
         synchronized void callOff() {
@@ -211,9 +233,20 @@ public class IsolationLane {
             }
         }
 
-        /** Ends the wait; whether it had been called off (its interrupt then delivered). */
+        /** Ends the wait, once any hiding under way is done; whether it had been called off (its interrupt then delivered). */
         synchronized boolean end() {
             over = true;
+            boolean interrupted = false;
+            while (hiding) {
+                try {
+                    wait();
+                } catch (InterruptedException e) {
+                    interrupted = true;
+                }
+            }
+            if (interrupted && !calledOff) {
+                thread.interrupt();
+            }
             return calledOff;
         }
     }

@@ -144,29 +144,18 @@ public class Quarantiner {
             // SQS's redrive policy.
             deadLetter = DeadLetterCopy.refused(refusal.get(), !kept);
         }
-        // The payload is kept: a job concluded UNRECOVERABLE (its payload gone) waits in quarantine again, replayable. Of
-        // several copies only one moves the ledger (a conflict decides the others again) and so replaces the stored record:
-        // the concluding replay writes the ledger first and the record after, and may not have got that far.
-        boolean movedBack = back != null;
-        if (movedBack) {
-            record = ledger.write(back);
-        }
-        // A reopen stopped between the ledger's write and the record's is finished from that stored pair.
-        boolean reopening = movedBack || QuarantineStore.reopenPending(record, stored);
-        Instant at = now;
-        if (reopening) {
-            // Read again just before the record is replaced: a note left meanwhile stays. Never before the ledger's move,
-            // whichever worker's clock wrote it, or the record would still look unreplaced.
-            stored = store.find(JobKey.of(record));
-            at = record.updatedAt() != null && record.updatedAt().isAfter(now) ? record.updatedAt() : now;
-        }
         // Whoever writes the record first sends the one alert; the record names where the payload is.
         io.poisonguard.owners.OwnerMap.Assignment owner = owners.assign(record.tenant(), record.jobType());
-        io.poisonguard.quarantine.Triage triage = reopening && stored.isPresent()
-                ? stored.get().triage().reopened(owner.owner(), owner.defaulted())
-                : io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted());
-        boolean first = store.putOrReopen(QuarantineRecord.of(record, diagnostics, m.messageId(), at, config.retention().quarantine(),
-                earlier, deadLetter, triage), stored, reopening);
+        boolean first;
+        boolean reopening = back != null;
+        if (reopening) {
+            first = reopen(record, back, m, diagnostics, deadLetter, owner, now);
+            // Then the ledger. A conflict means another copy moved it: this one is decided again and finds it QUARANTINED.
+            record = ledger.write(back);
+        } else {
+            first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
+                    earlier, deadLetter, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted())));
+        }
         if (deadLetter.sourceKept()) {
             try {
                 source.changeVisibility(m, config.consumer().visibilityTimeout());
@@ -185,13 +174,11 @@ public class Quarantiner {
             source.delete(m);
             metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         }
-        if (first && reopening) {
-            // A reopen is not a replay's outcome: the one alert is that the job waits in quarantine again.
-            metrics.quarantined(record.quarantineClass());
-            alerts.quarantined(record, owner);
-            LOG.warnf("Job %s: a copy of its payload, concluded gone, turned up; quarantined again and can be replayed: class=%s"
-                    + " generation=%d dlq=%s", record.jobId(), record.quarantineClass(), record.generation(), deadLetter);
-        } else if (first) {
+        if (reopening) {
+            // Told when its record was written, before the ledger's move.
+            return;
+        }
+        if (first) {
             metrics.quarantined(record.quarantineClass());
             alerts.quarantined(record, owner);
             if (record.generation() > 1) {
@@ -202,6 +189,34 @@ public class Quarantiner {
         } else {
             LOG.infof("Job %s: another copy forwarded to the dead-letter queue (already quarantined)", record.jobId());
         }
+    }
+
+    /**
+     * The record of a job concluded UNRECOVERABLE whose payload is kept again (vault, dead-letter copy): written before the
+     * ledger leaves UNRECOVERABLE, so nothing else acts on the job meanwhile (a replay or resolve is refused), in place of
+     * the record read just before (the concluding replay writes the ledger first and its record after, and may not have
+     * got that far). A record dated after the conclusion is a reopen's already (a worker stopped before moving the
+     * ledger): nothing is written again. Whoever writes it alerts, at once: the one alert of the reopen, which is not a
+     * replay's outcome.
+     */
+    private boolean reopen(LedgerRecord gone, LedgerRecord back, InboundMessage m, Diagnostics diagnostics, DeadLetterCopy deadLetter,
+                           io.poisonguard.owners.OwnerMap.Assignment owner, Instant now) {
+        Optional<QuarantineRecord> latest = store.find(JobKey.of(gone));
+        if (QuarantineStore.reopenWritten(gone, latest)) {
+            return false;
+        }
+        io.poisonguard.quarantine.Triage triage = latest.map(r -> r.triage().reopened(owner.owner(), owner.defaulted()))
+                .orElseGet(() -> io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()));
+        QuarantineRecord fresh = QuarantineRecord.of(back, diagnostics, m.messageId(), QuarantineStore.reopenedAt(gone, now),
+                config.retention().quarantine(), latest.map(QuarantineRecord::replays).orElse(List.of()), deadLetter, triage);
+        if (!store.reopen(fresh, latest)) {
+            return false;
+        }
+        metrics.quarantined(back.quarantineClass());
+        alerts.quarantined(back, owner);
+        LOG.warnf("Job %s: a copy of its payload, concluded gone, turned up; quarantined again and can be replayed: class=%s"
+                + " generation=%d dlq=%s", back.jobId(), back.quarantineClass(), back.generation(), deadLetter);
+        return true;
     }
 
     /**

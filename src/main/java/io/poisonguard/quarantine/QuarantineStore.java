@@ -15,36 +15,28 @@ public interface QuarantineStore {
 
     /**
      * Stores {@code fresh}, the record of a job quarantined again because its payload, concluded gone, turned up: in place
-     * of {@code replaced}, the record read before (matched by its generation and quarantine time, and only while it says
-     * UNRECOVERABLE or QUARANTINED: not over a replay or resolve an operator made meanwhile), or where no live record is. Returns whether this call wrote it: of several copies doing this at once, only the
-     * first, which alerts.
+     * of {@code replaced}, the record read just before (matched by its generation and quarantine time, and only while it
+     * says UNRECOVERABLE or QUARANTINED), or where no live record is. Returns whether this call wrote it: of several copies
+     * doing this at once only the first, which alerts.
      */
     boolean reopen(QuarantineRecord fresh, Optional<QuarantineRecord> replaced);
 
     /**
-     * Writes a quarantine's record, the ledger saying QUARANTINED at its generation: for a reopen, in place of the stored
-     * record; otherwise only the first of its generation. True when this call wrote it.
+     * Whether the record of a job the ledger still says is UNRECOVERABLE ({@code gone}) is a reopen's already: written
+     * after the conclusion (a reopen writes its record first and moves the ledger after, and dates it past the conclusion,
+     * see {@link #reopenedAt}). The concluded record itself, and one the conclusion did not get to mark, are older than
+     * the conclusion: a replay concludes only once its record has settled, or once it has passed its retention.
      */
-    default boolean putOrReopen(QuarantineRecord fresh, Optional<QuarantineRecord> stored, boolean reopening) {
-        return reopening ? reopen(fresh, stored) : putIfAbsent(fresh);
+    static boolean reopenWritten(io.poisonguard.ledger.LedgerRecord gone, Optional<QuarantineRecord> latest) {
+        return latest.filter(r -> r.status() == QuarantineStatus.QUARANTINED && r.quarantinedAt() != null && gone.updatedAt() != null
+                && r.quarantinedAt().toEpochMilli() > gone.updatedAt().toEpochMilli()).isPresent();
     }
 
-    /**
-     * Whether the job, which the ledger says QUARANTINED, is a reopen still to be finished: the ledger was moved back from
-     * UNRECOVERABLE (its payload turned up) and the stored record not yet replaced. Told from the stored pair, so the next
-     * copy finishes a reopen a worker stopped between the two writes: a record that still says UNRECOVERABLE, of this
-     * generation or an earlier one; or one of this generation quarantined before the ledger's last write, which nothing
-     * but a reopen leaves (a quarantine writes the ledger first and its record after; a failed replay puts the ledger
-     * back as it was, its time included).
-     */
-    static boolean reopenPending(io.poisonguard.ledger.LedgerRecord ledger, Optional<QuarantineRecord> stored) {
-        if (stored.isEmpty() || ledger.state() != io.poisonguard.ledger.JobState.QUARANTINED
-                || stored.get().generation() > ledger.generation()) {
-            return false;
-        }
-        QuarantineRecord r = stored.get();
-        return r.status() == QuarantineStatus.UNRECOVERABLE || r.generation() == ledger.generation() && r.quarantinedAt() != null
-                && ledger.updatedAt() != null && r.quarantinedAt().toEpochMilli() < ledger.updatedAt().toEpochMilli();
+    /** When a reopen's record says it was quarantined: now, and past the conclusion whichever clock wrote that. */
+    static Instant reopenedAt(io.poisonguard.ledger.LedgerRecord gone, Instant now) {
+        Instant afterConclusion = gone.updatedAt() == null ? now
+                : gone.updatedAt().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).plusMillis(1);
+        return now.isAfter(afterConclusion) ? now : afterConclusion;
     }
 
     /**

@@ -53,14 +53,6 @@ public final class ReplayGuard {
                     + ledger.get().generation() + " is still completing (its record is of generation " + record.get().generation()
                     + "); its copy is still on the main queue, try again in a minute"));
         }
-        if (state == JobState.QUARANTINED && io.poisonguard.quarantine.QuarantineStore.reopenPending(ledger.get(), record)
-                && ledger.get().updatedAt().plus(queueRetention).isAfter(now)) {
-            // A copy of a payload concluded gone turned up: it is kept and the ledger quarantined again, but the record is not
-            // yet replaced. A replay now would race that write (and the copy that finishes it comes back within its queue's
-            // retention).
-            return Optional.of(new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "a copy of job " + jobId + "'s payload, concluded"
-                    + " gone, turned up and its quarantine record is being written again; try again in a minute"));
-        }
         if (tenantRefusal.isPresent()) {
             return Optional.of(new ActionOutcome.Refused(jobId, Refusal.TENANT_NOT_AUTHORIZED, tenantRefusal.get()));
         }

@@ -365,9 +365,9 @@ class DeadLetterIntakeTest extends FlowTest {
     }
 
     /**
-     * The reopen stopped between its two writes (a worker killed there): the ledger says QUARANTINED, the record still
-     * UNRECOVERABLE. An orphan of the job found in the DLQ finishes it from that stored pair: the record waits again, alerted
-     * once, and the job replays. Before, the record stayed UNRECOVERABLE under a QUARANTINED ledger, alerted by nobody.
+     * The reopen stopped between its two writes (a worker killed there): the fresh record is written (and was alerted), the
+     * ledger still says UNRECOVERABLE. An orphan of the job found in the DLQ finishes it: the ledger moves, the record is
+     * not replaced, no second alert, and the job replays.
      */
     @Test
     void aReopenThatStoppedBetweenItsWritesIsFinishedByTheNextCopyFoundInTheDlq() {
@@ -379,16 +379,18 @@ class DeadLetterIntakeTest extends FlowTest {
                 && quarantine.find(key("found-dlq")).isPresent() && queues.depth(names.jobsQueue()) == 0);
         concludeUnrecoverable("found-dlq");
         LedgerRecord gone = ledger.find(key("found-dlq")).orElseThrow();
-        ledger.write(gone.moveTo(JobState.QUARANTINED, java.time.Instant.now()));
+        java.time.Instant reopenedAt = java.time.Instant.now().plusMillis(5).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
+        QuarantineRecord written = QuarantineRecord.of(gone.reopened(reopenedAt, FailureClass.REDRIVEN),
+                quarantine.find(key("found-dlq")).orElseThrow().diagnostics(), "m-reopen", reopenedAt, Duration.ofDays(14), List.of(),
+                io.poisonguard.quarantine.DeadLetterCopy.sent("d-reopen"), io.poisonguard.quarantine.Triage.owned("operations", true));
+        assertTrue(quarantine.reopen(written, quarantine.find(key("found-dlq"))));
 
         sqs.sendMessage(b -> b.queueUrl(queues.url(names.deadLetterQueue())).messageBody(Queues.permitV1("P-FOUND-2"))
                 .messageAttributes(Queues.sdk(Queues.permitAttributes("found-dlq", "t-found", 1))));
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("found-dlq"))
-                .map(r -> r.status() == QuarantineStatus.QUARANTINED).orElse(false));
-        QuarantineRecord reopened = quarantine.find(key("found-dlq")).orElseThrow();
-        assertTrue(reopened.receiveCount() != null, "the record of the copy the intake found");
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-dlq") == 2);
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-dlq") == JobState.QUARANTINED);
+        assertEquals(reopenedAt, quarantine.find(key("found-dlq")).orElseThrow().quarantinedAt(), "the reopen's record stays");
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-dlq") == 1);
         handler.legacyReader(true);
         assertEquals(202, replay("found-dlq").statusCode());
         await().atMost(Duration.ofSeconds(30)).until(() -> state("found-dlq") == JobState.SUCCEEDED);
@@ -413,41 +415,43 @@ class DeadLetterIntakeTest extends FlowTest {
         java.time.Instant concluded = concludeUnrecoverable("found-half");
         quarantine.updateStatus(key("found-half"), QuarantineStatus.QUARANTINED, java.util.Optional.empty());
 
-        queues.send(Queues.permitV1("P-FOUND-3"), Queues.permitAttributes("found-half", "t-found", 1));
+        // This time the copy is one the dead-letter intake finds.
+        sqs.sendMessage(b -> b.queueUrl(queues.url(names.deadLetterQueue())).messageBody(Queues.permitV1("P-FOUND-3"))
+                .messageAttributes(Queues.sdk(Queues.permitAttributes("found-half", "t-found", 1))));
 
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-half") == JobState.QUARANTINED && queues.depth(names.jobsQueue()) == 0);
-        await().atMost(Duration.ofSeconds(5)).until(() -> quarantine.find(key("found-half")).orElseThrow().quarantinedAt().isAfter(concluded));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-half") == JobState.QUARANTINED);
+        QuarantineRecord reopened = quarantine.find(key("found-half")).orElseThrow();
+        assertTrue(reopened.quarantinedAt().isAfter(concluded), "a fresh quarantine: " + reopened.quarantinedAt());
+        assertTrue(reopened.receiveCount() != null, "the record of the copy the intake found");
+        assertEquals(QuarantineStatus.QUARANTINED, reopened.status());
         await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-half") == 2);
     }
 
     /**
-     * The conclusion's record write was lost, then a copy's reopen stopped after moving the ledger: ledger QUARANTINED (just
-     * now), record QUARANTINED from the old quarantine. Until the next copy replaces the record a replay is refused (it would
-     * race that write); the next copy finishes the reopen, alerted once. Before, that pair looked complete: the record was
-     * never replaced and nobody was told.
+     * A duplicate copy of a quarantined job whose record is dated before the ledger's last write (a worker whose clock ran a
+     * few milliseconds behind wrote the record) is forwarded like any other: no second alert, the record as it was, and a
+     * replay goes ahead. 83065d1 took that pair for a reopen still to finish: it answered replays 409 and replaced the
+     * record, alerting again.
      */
     @Test
-    void aReopenStoppedAfterItsLedgerWriteIsFinishedByTheNextCopyAndRefusesReplaysUntilThen() {
+    void aDuplicateCopyOfAJobWhoseRecordIsDatedBeforeItsLedgersWriteIsOnlyForwarded() {
         Queues queues = queues();
         tenant("t-found");
         poller.start();
-        queues.send(Queues.permitV1("P-FOUND-4"), Queues.permitAttributes("found-late", "t-found", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-late") == JobState.QUARANTINED
-                && quarantine.find(key("found-late")).isPresent() && queues.depth(names.jobsQueue()) == 0);
-        java.time.Instant concluded = concludeUnrecoverable("found-late");
-        quarantine.updateStatus(key("found-late"), QuarantineStatus.QUARANTINED, java.util.Optional.empty());
-        LedgerRecord gone = ledger.find(key("found-late")).orElseThrow();
-        ledger.write(gone.moveTo(JobState.QUARANTINED, java.time.Instant.now()));
+        queues.send(Queues.permitV1("P-FOUND-4"), Queues.permitAttributes("found-skew", "t-found", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-skew") == JobState.QUARANTINED
+                && quarantine.find(key("found-skew")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        java.time.Instant recordedAt = quarantine.find(key("found-skew")).orElseThrow().quarantinedAt();
+        LedgerRecord parked = ledger.find(key("found-skew")).orElseThrow();
+        ledger.write(parked.touched(recordedAt.plusMillis(20)));
 
-        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "while it reopens", "dryRun", false))
-                .post("/ops/quarantine/found-late/replay").then().statusCode(409).body(containsString("turned up"));
+        queues.send(Queues.permitV1("P-FOUND-4"), Queues.permitAttributes("found-skew", "t-found", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0 && queues.depth(names.deadLetterQueue()) == 2);
 
-        queues.send(Queues.permitV1("P-FOUND-4"), Queues.permitAttributes("found-late", "t-found", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> queues.depth(names.jobsQueue()) == 0
-                && quarantine.find(key("found-late")).orElseThrow().quarantinedAt().isAfter(concluded));
-        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-late") == 2);
+        assertEquals(recordedAt, quarantine.find(key("found-skew")).orElseThrow().quarantinedAt(), "the record as it was");
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-skew") == 1);
         handler.legacyReader(true);
-        assertEquals(202, replay("found-late").statusCode());
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-late") == JobState.SUCCEEDED);
+        assertEquals(202, replay("found-skew").statusCode());
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-skew") == JobState.SUCCEEDED);
     }
 }

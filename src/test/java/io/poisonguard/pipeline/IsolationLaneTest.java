@@ -148,6 +148,19 @@ class IsolationLaneTest {
         assertFalse(lane.isolating());
     }
 
+    /** A hiding that throws (not known to be hidden) ends the wait like one that fails: the keeper does not just stop. */
+    @Test
+    void aSuspectWhoseCopysHidingThrowsStopsWaiting() {
+        Job inFlight = ordinary(LONG_WAIT);
+        assertTrue(inFlight.slot().isPresent());
+        Job suspect = new Job(() -> lane.enterAlone(Duration.ofMillis(20), LONG_WAIT, Duration.ofMillis(20), () -> {
+            throw new IllegalStateException("the queue did not answer");
+        }));
+        await().atMost(Duration.ofSeconds(5)).until(suspect::hasEnteredOrGivenUp);
+        assertEquals(Optional.empty(), suspect.slot());
+        assertFalse(lane.isolating());
+    }
+
     @Test
     void aSuspectThatCannotGetTheLaneInTimeGetsNoSlotAndNoLongerCountsAsIsolating() {
         Job inFlight = ordinary(LONG_WAIT);

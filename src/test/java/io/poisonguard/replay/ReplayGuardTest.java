@@ -78,27 +78,6 @@ class ReplayGuardTest {
                 SETTLE, RETENTION, QUEUE_RETENTION));
     }
 
-    /**
-     * A copy of a payload concluded gone turned up: the ledger is QUARANTINED again (just now) and the record, of the same
-     * generation, not yet replaced (a worker stopped between the two writes; the copy that finishes it comes back). A
-     * replay then would race the record's replacement: an operator's REPLAYING record overwritten, an alert for a job
-     * already being replayed.
-     */
-    @Test
-    void aReopenWhoseRecordIsNotReplacedYetIsNotReplayed() {
-        Instant concluded = NOW.minus(Duration.ofDays(3));
-        LedgerRecord back = quarantined(1, NOW.minusSeconds(2));
-        QuarantineRecord stillOld = record(quarantined(1, concluded), concluded);
-
-        Optional<ActionOutcome> verdict = ReplayGuard.check("job-7", Optional.of(back), Optional.of(stillOld), Optional.empty(), NOW,
-                SETTLE, RETENTION, QUEUE_RETENTION);
-
-        ActionOutcome.Refused refused = assertInstanceOf(ActionOutcome.Refused.class, verdict.orElseThrow(
-                () -> new AssertionError("a replay went ahead while the reopened job's record was still the old one")));
-        assertEquals(Refusal.CONFLICT, refused.refusal());
-        assertTrue(refused.detail().contains("turned up"), refused.detail());
-    }
-
     /** A job concluded from a replay stuck REPLAYING (no class left on it) is quarantined again with one. */
     @Test
     void aJobConcludedFromAStuckReplayIsQuarantinedAgainWithAClass() {
