@@ -108,6 +108,9 @@ public final class Decisions {
      * As {@link #intake(LedgerRecord, Optional, int, Instant, String, RandomGenerator)}, for an attempt
      * that would run in {@code lane}.
      */
+    /** How long an older generation's copy is hidden while a replay of the job is under way, before it is decided again. */
+    public static final Duration REPLAY_WAIT = Duration.ofSeconds(30);
+
     public Intake intake(LedgerRecord current, Optional<String> rejection, int messageGeneration, Instant now, String worker,
                          Lane lane, RandomGenerator random) {
         // Parked before stale: a parked job's copy (say, one moved back from the DLQ by hand) may be its
@@ -116,6 +119,9 @@ public final class Decisions {
             return new Intake.AlreadyQuarantined(current);
         }
         if (!current.isNew() && messageGeneration < current.generation()) {
+            if (current.state() == JobState.REPLAYING) {
+                return new Intake.ReplayUnderWay(current, messageGeneration, REPLAY_WAIT);
+            }
             return new Intake.StaleGeneration(current, messageGeneration);
         }
         if (current.state() == JobState.SUCCEEDED) {
@@ -172,6 +178,10 @@ public final class Decisions {
         }
         if (state == JobState.SUCCEEDED) {
             return new Adoption.Finished(current, "the job already succeeded");
+        }
+        if (!current.isNew() && messageGeneration < current.generation() && state == JobState.REPLAYING) {
+            // The replay may still conclude the job UNRECOVERABLE, and this copy may be its payload: it stays for now.
+            return new Adoption.Busy(current);
         }
         if (!current.isNew() && messageGeneration < current.generation()) {
             return new Adoption.Finished(current, "a copy of generation " + messageGeneration + "; the job is at generation "

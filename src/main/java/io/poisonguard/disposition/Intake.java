@@ -15,6 +15,14 @@ public sealed interface Intake {
     record StaleGeneration(LedgerRecord current, int messageGeneration) implements Intake {
     }
 
+    /**
+     * A copy from a generation a replay is leaving behind, while that replay is under way (REPLAYING): it may still find
+     * nothing to send and conclude the job UNRECOVERABLE, and this copy may be the payload. Hide it until the replay has
+     * gone one way or the other, then decide again.
+     */
+    record ReplayUnderWay(LedgerRecord current, int messageGeneration, Duration retryIn) implements Intake {
+    }
+
     /** A copy of a finished job: delete it without running. */
     record AlreadySucceeded(LedgerRecord current) implements Intake {
     }

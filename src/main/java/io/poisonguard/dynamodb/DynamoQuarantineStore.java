@@ -79,8 +79,15 @@ public final class DynamoQuarantineStore implements QuarantineStore {
 
     @Override
     public boolean reopen(QuarantineRecord r, Optional<QuarantineRecord> replaced) {
-        if (replaced.isEmpty() || replaced.get().quarantinedAt() == null) {
+        if (replaced.isEmpty()) {
             return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now", Map.of());
+        }
+        if (replaced.get().quarantinedAt() == null) {
+            // A record from before quarantine times were kept.
+            return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND attribute_not_exists(quarantinedAt)"
+                            + " AND #status IN (:gone, :waiting))",
+                    Map.of(":rg", Attrs.n(replaced.get().generation()), ":gone", Attrs.s(QuarantineStatus.UNRECOVERABLE.name()),
+                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name())));
         }
         return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND quarantinedAt = :rq"
                         + " AND #status IN (:gone, :waiting))",

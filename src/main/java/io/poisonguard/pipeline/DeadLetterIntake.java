@@ -186,6 +186,7 @@ public class DeadLetterIntake {
         LedgerRecord parked;
         // The stored record, read when the job is parked already: a quarantine at its generation concluded UNRECOVERABLE is reopened.
         Optional<QuarantineRecord> stored = Optional.empty();
+        boolean wasParked = false;
         int returnedBefore = Decisions.countedReturns(m.attribute(WireAttributes.DEAD_LETTER_RETURNS), current);
         switch (decisions.adopt(current, generation, m.receiveCount(), config.resources().redriveMaxReceiveCount(), returnedBefore, now)) {
             case Adoption.Busy busy -> {
@@ -203,6 +204,7 @@ public class DeadLetterIntake {
             }
             case Adoption.AlreadyParked already -> {
                 parked = already.current();
+                wasParked = true;
                 stored = quarantine.find(key);
                 boolean reopening = parked.state() == io.poisonguard.ledger.JobState.UNRECOVERABLE;
                 if (!reopening && !vault.enabled() && stored.map(r -> r.deadLetter() != null
@@ -272,6 +274,10 @@ public class DeadLetterIntake {
             }
             if (first) {
                 told(back, owner, failureClass, true);
+            } else if (!QuarantineStore.reopenWritten(parked, quarantine.find(key))) {
+                // Neither this put nor an earlier one wrote the reopen's record (the one read changed first): decided again.
+                LOG.debugf("Job %s changed while its dead-letter copy was adopted; the next sweep decides again", jobId);
+                return false;
             }
             try {
                 parked = ledger.write(back);
@@ -283,13 +289,25 @@ public class DeadLetterIntake {
             first = quarantine.putIfAbsent(QuarantineRecord.of(parked, preflight.check(m).diagnostics(), m.messageId(), now,
                     config.retention().quarantine(), List.of(), copy,
                     io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted())).withReceiveCount(m.receiveCount()));
+            if (first) {
+                told(parked, owner, failureClass, false);
+                if (originalStays) {
+                    LOG.warnf("Job %s adopted from the dead-letter queue, its labelled copy refused (%s): the original stays there as it"
+                            + " came", jobId, copy.detail());
+                } else {
+                    LOG.infof("Job %s adopted from the dead-letter queue: class=%s receives=%d generation=%d", jobId, failureClass,
+                            m.receiveCount(), parked.generation());
+                }
+            }
+            // A job parked before this sweep read it may have moved since (a replay that, finding nothing, concludes it
+            // UNRECOVERABLE; a resolve): its original is deleted only while the ledger still says what it was decided on.
+            long read = parked.version();
+            if (wasParked && !ledger.findOwn(key).map(l -> l.version() == read).orElse(false)) {
+                LOG.debugf("Job %s changed while its dead-letter original was kept; the next sweep decides again", jobId);
+                return false;
+            }
         }
         if (originalStays) {
-            if (first && !reopening) {
-                told(parked, owner, failureClass, false);
-                LOG.warnf("Job %s adopted from the dead-letter queue, its labelled copy refused (%s): the original stays there as it came",
-                        jobId, copy.detail());
-            }
             // Not replaced: the original is given back with what the sweep keeps, at once, for a replay's scan to find.
             return false;
         }
@@ -303,11 +321,7 @@ public class DeadLetterIntake {
         }
         if (first && reopening) {
             LOG.infof("Job %s: its dead-letter original was replaced by a labelled copy (quarantined again)", jobId);
-        } else if (first) {
-            told(parked, owner, failureClass, false);
-            LOG.infof("Job %s adopted from the dead-letter queue: class=%s receives=%d generation=%d", jobId, failureClass,
-                    m.receiveCount(), parked.generation());
-        } else {
+        } else if (!first) {
             LOG.infof("Job %s: a dead-letter copy without quarantine attributes was marked as one of its copies (already quarantined)", jobId);
         }
         return first;

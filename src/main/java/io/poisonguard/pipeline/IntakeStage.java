@@ -208,6 +208,12 @@ public class IntakeStage {
                         LOG.infof("Job %s: dropped a copy of generation %d (the job is at generation %d)", id.jobId(),
                                 stale.messageGeneration(), stale.current().generation());
                     }
+                    case Intake.ReplayUnderWay replay -> {
+                        source.changeVisibility(m, Decisions.visibilityFor(replay.retryIn(), Duration.between(m.receivedAt(), now)));
+                        metrics.outcome(Outcome.DEFERRED_ACTIVE_ELSEWHERE, null);
+                        LOG.infof("Job %s: a copy of generation %d waits while the replay of generation %d is under way", id.jobId(),
+                                replay.messageGeneration(), replay.current().generation());
+                    }
                     case Intake.AlreadySucceeded done -> {
                         if (!outcomes.replaySucceededLate(done.current())) {
                             // A replay's success its quarantine record has not heard of yet: the copy waits to tell it.
@@ -228,7 +234,7 @@ public class IntakeStage {
                         metrics.outcome(Outcome.DEFERRED_RETRY_DELAY, null);
                         LOG.debugf("Job %s waits on its ladder; this copy comes back in %s", id.jobId(), wait.retryIn());
                     }
-                    case Intake.AlreadyQuarantined q -> quarantiner.complete(q.current(), m, verdict.diagnostics());
+                    case Intake.AlreadyQuarantined q -> quarantiner.completeCopy(q.current(), m, verdict.diagnostics());
                     case Intake.Decided decided -> {
                         LedgerRecord written = ledger.write(decided.disposition().next());
                         countCrash(crashFound, current);

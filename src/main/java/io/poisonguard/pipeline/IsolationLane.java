@@ -194,7 +194,8 @@ public class IsolationLane {
             return false;
         }
         keeping.cancel(false);
-        if (waiter.end()) {
+        // With the lane taken the job starts at once, a hiding under way or not; a copy given back waits for it first.
+        if (got ? waiter.endNow() : waiter.end()) {
             // Called off as the wait ended (the lock taken or the time up): the interrupt meant for the wait is cleared.
             Thread.interrupted();
         }
@@ -202,8 +203,8 @@ public class IsolationLane {
     }
 
     /**
-     * A suspect's wait, which the keeper may call off once, only while it lasts. Its end waits for a hiding under way, so no
-     * late one overrides what the job's copy is given next.
+     * A suspect's wait, which the keeper may call off once, only while it lasts. A wait that ends without the lane waits
+     * for a hiding under way, so no late one overrides the visibility its copy is given back with.
      */
     private static final class Waiter {
         private final Thread thread;
@@ -231,6 +232,12 @@ public class IsolationLane {
                 calledOff = true;
                 thread.interrupt();
             }
+        }
+
+        /** Ends the wait at once; whether it had been called off (its interrupt then delivered). */
+        synchronized boolean endNow() {
+            over = true;
+            return calledOff;
         }
 
         /** Ends the wait, once any hiding under way is done; whether it had been called off (its interrupt then delivered). */

@@ -71,6 +71,20 @@ public class Quarantiner {
     }
 
     public void complete(LedgerRecord parked, InboundMessage m, Diagnostics diagnostics) {
+        complete(parked, m, diagnostics, false);
+    }
+
+    /**
+     * As {@link #complete(LedgerRecord, InboundMessage, Diagnostics)} for a copy the intake found parked. Its ledger was
+     * read before its payload was kept, and an operator may have moved the job since (a replay that, finding nothing,
+     * concludes it UNRECOVERABLE; a resolve): the copy is deleted only while the ledger still says what it was decided
+     * on, otherwise a {@link io.poisonguard.ledger.LedgerConflict} has the intake decide it again.
+     */
+    public void completeCopy(LedgerRecord parked, InboundMessage m, Diagnostics diagnostics) {
+        complete(parked, m, diagnostics, true);
+    }
+
+    private void complete(LedgerRecord parked, InboundMessage m, Diagnostics diagnostics, boolean recheck) {
         Instant now = clock.instant();
         LedgerRecord record = parked;
         if (record.state() == io.poisonguard.ledger.JobState.RESOLVED) {
@@ -155,6 +169,17 @@ public class Quarantiner {
         } else {
             first = store.putIfAbsent(QuarantineRecord.of(record, diagnostics, m.messageId(), now, config.retention().quarantine(),
                     earlier, deadLetter, io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted())));
+            if (first) {
+                told(record, owner, deadLetter);
+            }
+            if (recheck) {
+                // A replay moves the ledger before it looks for the payload: while it still says what this copy read, a
+                // replay that follows finds what was kept above.
+                long read = record.version();
+                if (!ledger.findOwn(JobKey.of(record)).map(l -> l.version() == read).orElse(false)) {
+                    throw new io.poisonguard.ledger.LedgerConflict(record.jobId(), read);
+                }
+            }
         }
         if (deadLetter.sourceKept()) {
             try {
@@ -174,21 +199,20 @@ public class Quarantiner {
             source.delete(m);
             metrics.outcome(Outcome.QUARANTINED, record.quarantineClass());
         }
-        if (reopening) {
-            // Told when its record was written, before the ledger's move.
-            return;
-        }
-        if (first) {
-            metrics.quarantined(record.quarantineClass());
-            alerts.quarantined(record, owner);
-            if (record.generation() > 1) {
-                alerts.replayOutcome(record);
-            }
-            LOG.infof("Job %s quarantined: class=%s attempts=%d generation=%d dlq=%s", record.jobId(), record.quarantineClass(),
-                    record.attempt(), record.generation(), deadLetter);
-        } else {
+        if (!first) {
             LOG.infof("Job %s: another copy forwarded to the dead-letter queue (already quarantined)", record.jobId());
         }
+    }
+
+    /** The one alert of a quarantine, from whoever wrote its record: sent before the copy is deleted. */
+    private void told(LedgerRecord record, io.poisonguard.owners.OwnerMap.Assignment owner, DeadLetterCopy deadLetter) {
+        metrics.quarantined(record.quarantineClass());
+        alerts.quarantined(record, owner);
+        if (record.generation() > 1) {
+            alerts.replayOutcome(record);
+        }
+        LOG.infof("Job %s quarantined: class=%s attempts=%d generation=%d dlq=%s", record.jobId(), record.quarantineClass(),
+                record.attempt(), record.generation(), deadLetter);
     }
 
     /**
@@ -210,6 +234,10 @@ public class Quarantiner {
         QuarantineRecord fresh = QuarantineRecord.of(back, diagnostics, m.messageId(), QuarantineStore.reopenedAt(gone, now),
                 config.retention().quarantine(), latest.map(QuarantineRecord::replays).orElse(List.of()), deadLetter, triage);
         if (!store.reopen(fresh, latest)) {
+            if (!QuarantineStore.reopenWritten(gone, store.find(JobKey.of(gone)))) {
+                // The record read was replaced by something other than a reopen before this put: decided again.
+                throw new io.poisonguard.ledger.LedgerConflict(gone.jobId(), gone.version());
+            }
             return false;
         }
         metrics.quarantined(back.quarantineClass());

@@ -197,7 +197,13 @@ public class OperatorActions {
         ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
         // A record gone since the guard read it has nothing to say: the ledger already does. One a copy's reopen replaced
         // meanwhile (the payload turned up after all) is not this conclusion's to change.
-        stored.filter(r -> r.quarantinedAt() != null).ifPresent(r -> quarantine.concludeUnrecoverable(key, r.quarantinedAt()));
+        try {
+            stored.filter(r -> r.quarantinedAt() != null).ifPresent(r -> quarantine.concludeUnrecoverable(key, r.quarantinedAt()));
+        } catch (RuntimeException e) {
+            // The ledger says UNRECOVERABLE and decides; the record keeps its old status until a copy of the payload reopens
+            // the job or it expires. The answer stays the conclusion: putting the job back cannot, the ledger has moved.
+            LOG.warnf("Job %s concluded UNRECOVERABLE, but its quarantine record was not marked so (%s)", jobId, e.getClass().getSimpleName());
+        }
         ActionOutcome gone = new ActionOutcome.Unrecoverable(jobId,
                 "no dead-letter copy is left (its retention passed or the queue was purged); nothing was replayed");
         record(key, AuditAction.REPLAY, gone, actor, reason, replaying.generation(), attempt);

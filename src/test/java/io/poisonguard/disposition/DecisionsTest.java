@@ -212,10 +212,27 @@ class DecisionsTest {
                 decisions.intake(replayed, Optional.empty(), 2, NOW.plusSeconds(11), WORKER, random)).next();
         LedgerRecord done = decisions.succeeded(running, NOW.plusSeconds(12), Duration.ofDays(7)).next();
 
-        for (LedgerRecord current : List.of(replayed, running, done)) {
+        for (LedgerRecord current : List.of(running, done)) {
             Intake intake = decisions.intake(current, Optional.empty(), 1, NOW.plusSeconds(13), OTHER_WORKER, random);
             assertEquals(1, assertInstanceOf(Intake.StaleGeneration.class, intake, current.state().name()).messageGeneration());
         }
+    }
+
+    /**
+     * While a replay is under way (REPLAYING: it has moved the ledger and is still looking in the vault and the DLQ), an
+     * earlier generation's copy may be the only payload left, and the replay may yet conclude the job UNRECOVERABLE: the
+     * copy waits, on the main queue and in the DLQ. It used to be deleted as stale, and the replay then found nothing.
+     */
+    @Test
+    void anEarlierGenerationsCopyWaitsWhileItsJobsReplayIsUnderWay() {
+        Decisions decisions = policy().limit(FailureClass.PERMANENT, 1).decisions();
+        LedgerRecord quarantined = fail(decisions, run(decisions, fresh(), NOW), FailureClass.PERMANENT, NOW).next();
+        LedgerRecord replaying = quarantined.replayed(NOW.plusSeconds(10));
+
+        Intake intake = decisions.intake(replaying, Optional.empty(), 1, NOW.plusSeconds(11), OTHER_WORKER, random);
+        assertEquals(Decisions.REPLAY_WAIT, assertInstanceOf(Intake.ReplayUnderWay.class, intake).retryIn());
+        assertInstanceOf(Adoption.Busy.class, decisions.adopt(replaying, 1, 3, 100, 0, NOW.plusSeconds(11)),
+                "its orphan in the DLQ stays too");
     }
 
     @Test

@@ -454,4 +454,61 @@ class DeadLetterIntakeTest extends FlowTest {
         assertEquals(202, replay("found-skew").statusCode());
         await().atMost(Duration.ofSeconds(30)).until(() -> state("found-skew") == JobState.SUCCEEDED);
     }
+
+    /**
+     * The race, made to happen: while a duplicate copy of a quarantined job keeps its payload, an operator's replay (whose
+     * own vault read came just before) finds nothing and concludes the job UNRECOVERABLE. The copy used to be deleted after
+     * its keep, leaving the payload in the vault and the DLQ under a job no replay or resolve accepts. It now sees the
+     * ledger moved, is decided again, and reopens the job.
+     */
+    @Test
+    void aCopyWhoseJobIsConcludedUnrecoverableWhileItKeepsThePayloadReopensIt() {
+        Queues queues = queues();
+        tenant("t-found");
+        poller.start();
+        queues.send(Queues.permitV1("P-FOUND-5"), Queues.permitAttributes("found-race", "t-found", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-race") == JobState.QUARANTINED
+                && quarantine.find(key("found-race")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        PayloadVault real = io.quarkus.arc.ClientProxy.unwrap(vault);
+        java.util.concurrent.atomic.AtomicReference<java.time.Instant> concluded = new java.util.concurrent.atomic.AtomicReference<>();
+        QuarkusMock.installMockForType(new PayloadVault() {
+            @Override
+            public boolean enabled() {
+                return real.enabled();
+            }
+
+            @Override
+            public void keep(io.poisonguard.vault.KeptPayload payload) {
+                real.keep(payload);
+                if (payload.key().jobId().equals("found-race") && concluded.get() == null) {
+                    java.time.Instant at = java.time.Instant.now();
+                    concluded.set(at);
+                    ledger.write(ledger.find(payload.key()).orElseThrow().moveTo(JobState.UNRECOVERABLE, at));
+                    quarantine.concludeUnrecoverable(payload.key(), quarantine.find(payload.key()).orElseThrow().quarantinedAt());
+                }
+            }
+
+            @Override
+            public java.util.Optional<io.poisonguard.vault.KeptPayload> find(io.poisonguard.ledger.JobKey key) {
+                return real.find(key);
+            }
+
+            @Override
+            public void discard(io.poisonguard.ledger.JobKey key, int below) {
+                real.discard(key, below);
+            }
+        }, PayloadVault.class);
+
+        queues.send(Queues.permitV1("P-FOUND-5"), Queues.permitAttributes("found-race", "t-found", 1));
+
+        await().atMost(Duration.ofSeconds(30)).until(() -> concluded.get() != null && queues.depth(names.jobsQueue()) == 0
+                && state("found-race") == JobState.QUARANTINED);
+        QuarantineRecord reopened = quarantine.find(key("found-race")).orElseThrow();
+        assertEquals(QuarantineStatus.QUARANTINED, reopened.status());
+        assertTrue(reopened.quarantinedAt().isAfter(concluded.get()), "quarantined again after the conclusion");
+        await().during(Duration.ofSeconds(2)).atMost(Duration.ofSeconds(4)).until(() -> alertsFor("found-race") == 2);
+        handler.legacyReader(true);
+        assertEquals(202, replay("found-race").statusCode());
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-race") == JobState.SUCCEEDED);
+    }
 }
