@@ -104,13 +104,13 @@ public final class Decisions {
         return policy.attributeCrashes() && !current.isNew() && current.suspectAt(now) && !current.leaseHeldAt(now);
     }
 
+    /** How long an older generation's copy is hidden while a replay of the job is under way, before it is decided again. */
+    public static final Duration REPLAY_WAIT = Duration.ofSeconds(30);
+
     /**
      * As {@link #intake(LedgerRecord, Optional, int, Instant, String, RandomGenerator)}, for an attempt
      * that would run in {@code lane}.
      */
-    /** How long an older generation's copy is hidden while a replay of the job is under way, before it is decided again. */
-    public static final Duration REPLAY_WAIT = Duration.ofSeconds(30);
-
     public Intake intake(LedgerRecord current, Optional<String> rejection, int messageGeneration, Instant now, String worker,
                          Lane lane, RandomGenerator random) {
         // Parked before stale: a parked job's copy (say, one moved back from the DLQ by hand) may be its

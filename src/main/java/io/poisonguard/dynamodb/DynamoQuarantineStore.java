@@ -82,17 +82,15 @@ public final class DynamoQuarantineStore implements QuarantineStore {
         if (replaced.isEmpty()) {
             return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now", Map.of());
         }
+        // Whatever its status: while the ledger says UNRECOVERABLE no operator can replay or resolve the job, so a record
+        // that says REPLAYING or REPLAYED is one a replay left before it concluded (its own write to the record lost).
         if (replaced.get().quarantinedAt() == null) {
             // A record from before quarantine times were kept.
-            return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND attribute_not_exists(quarantinedAt)"
-                            + " AND #status IN (:gone, :waiting))",
-                    Map.of(":rg", Attrs.n(replaced.get().generation()), ":gone", Attrs.s(QuarantineStatus.UNRECOVERABLE.name()),
-                            ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name())));
+            return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND attribute_not_exists(quarantinedAt))",
+                    Map.of(":rg", Attrs.n(replaced.get().generation())));
         }
-        return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND quarantinedAt = :rq"
-                        + " AND #status IN (:gone, :waiting))",
-                Map.of(":rg", Attrs.n(replaced.get().generation()), ":rq", Attrs.millis(replaced.get().quarantinedAt()),
-                        ":gone", Attrs.s(QuarantineStatus.UNRECOVERABLE.name()), ":waiting", Attrs.s(QuarantineStatus.QUARANTINED.name())));
+        return put(r, "attribute_not_exists(jobId) OR expiresAt <= :now OR (generation = :rg AND quarantinedAt = :rq)",
+                Map.of(":rg", Attrs.n(replaced.get().generation()), ":rq", Attrs.millis(replaced.get().quarantinedAt())));
     }
 
     @Override

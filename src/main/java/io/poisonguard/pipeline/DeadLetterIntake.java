@@ -190,7 +190,7 @@ public class DeadLetterIntake {
         int returnedBefore = Decisions.countedReturns(m.attribute(WireAttributes.DEAD_LETTER_RETURNS), current);
         switch (decisions.adopt(current, generation, m.receiveCount(), config.resources().redriveMaxReceiveCount(), returnedBefore, now)) {
             case Adoption.Busy busy -> {
-                LOG.debugf("Job %s: a dead-letter copy waits, an attempt holds the lease", jobId);
+                LOG.debugf("Job %s: a dead-letter copy waits (an attempt holds the lease, or a replay is under way)", jobId);
                 return false;
             }
             case Adoption.GiveBack back -> {

@@ -153,6 +153,13 @@ public class IntakeStage {
             // whose job this copy is cannot be told, so it is neither run nor dropped but quarantined.
             boolean mismatch = seen.filter(r -> !key.owns(r)).isPresent();
             seen = seen.filter(key::owns);
+            if (!mismatch && seen.filter(r -> r.state() == JobState.REPLAYING && claimed < r.generation()).isPresent()) {
+                // An older generation's copy while a replay is under way waits (Decisions.intake says the same) and takes no
+                // lane: it runs nothing, and a suspect's exclusive lane or turn-away mark would stall the worker and move
+                // the replay's own ledger record under it.
+                waitForReplay(m, id, seen.get(), claimed);
+                return Optional.empty();
+            }
             boolean alone = seen.map(r -> decisions.needsIsolation(r, clock.instant())).orElse(false);
             // An ordinary copy waits for the lane (behind a suspect) at most half its visibility. A suspect waits for the
             // jobs in the lane to finish, which can take longer than its copy stays hidden: it keeps the copy hidden
@@ -208,12 +215,7 @@ public class IntakeStage {
                         LOG.infof("Job %s: dropped a copy of generation %d (the job is at generation %d)", id.jobId(),
                                 stale.messageGeneration(), stale.current().generation());
                     }
-                    case Intake.ReplayUnderWay replay -> {
-                        source.changeVisibility(m, Decisions.visibilityFor(replay.retryIn(), Duration.between(m.receivedAt(), now)));
-                        metrics.outcome(Outcome.DEFERRED_ACTIVE_ELSEWHERE, null);
-                        LOG.infof("Job %s: a copy of generation %d waits while the replay of generation %d is under way", id.jobId(),
-                                replay.messageGeneration(), replay.current().generation());
-                    }
+                    case Intake.ReplayUnderWay replay -> waitForReplay(m, id, replay.current(), replay.messageGeneration());
                     case Intake.AlreadySucceeded done -> {
                         if (!outcomes.replaySucceededLate(done.current())) {
                             // A replay's success its quarantine record has not heard of yet: the copy waits to tell it.
@@ -367,6 +369,14 @@ public class IntakeStage {
      * generation (1 for a job the ledger does not know), so it neither escapes a quarantine nor raises a
      * replay's alerts.
      */
+    /** Hides an older generation's copy while the job's replay is under way; it is decided again after that. */
+    private void waitForReplay(InboundMessage m, JobIdentity id, LedgerRecord replaying, int generation) {
+        source.changeVisibility(m, Decisions.visibilityFor(Decisions.REPLAY_WAIT, Duration.between(m.receivedAt(), clock.instant())));
+        metrics.outcome(Outcome.DEFERRED_ACTIVE_ELSEWHERE, null);
+        LOG.infof("Job %s: a copy of generation %d waits while the replay of generation %d is under way", id.jobId(), generation,
+                replaying.generation());
+    }
+
     private static int honoured(int claimed, Optional<LedgerRecord> known, String jobId) {
         if (claimed <= 1 || known.map(r -> r.generation() >= claimed).orElse(false)) {
             return claimed;

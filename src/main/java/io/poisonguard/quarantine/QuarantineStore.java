@@ -15,8 +15,8 @@ public interface QuarantineStore {
 
     /**
      * Stores {@code fresh}, the record of a job quarantined again because its payload, concluded gone, turned up: in place
-     * of {@code replaced}, the record read just before (matched by its generation and quarantine time, and only while it
-     * says UNRECOVERABLE or QUARANTINED), or where no live record is. Returns whether this call wrote it: of several copies
+     * of {@code replaced}, the record read just before (matched by its generation and quarantine time, whatever its
+     * status: the ledger, UNRECOVERABLE throughout, keeps operators' replays and resolves away), or where no live record is. Returns whether this call wrote it: of several copies
      * doing this at once only the first, which alerts.
      */
     boolean reopen(QuarantineRecord fresh, Optional<QuarantineRecord> replaced);

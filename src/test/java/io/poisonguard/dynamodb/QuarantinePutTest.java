@@ -97,9 +97,13 @@ class QuarantinePutTest {
         org.junit.jupiter.api.Assertions.assertEquals(QuarantineStatus.UNRECOVERABLE, store.find(key).orElseThrow().status());
     }
 
-    /** A reopen never overwrites a record an operator moved meanwhile (a replay, a resolve): its put writes nothing. */
+    /**
+     * A reopen replaces the record it read whatever its status (one a replay left REPLAYING before it concluded the job lost,
+     * its own record write not landed: a reopen that refused it would be tried again by every copy for ever), but not one
+     * replaced since it was read.
+     */
     @Test
-    void aReopenDoesNotOverwriteARecordAnOperatorMovedMeanwhile() {
+    void aReopenReplacesTheRecordItReadWhateverItsStatusButNotOneReplacedSince() {
         DynamoQuarantineStore store = new DynamoQuarantineStore(dynamo.client(), dynamo.names().quarantineTable(), Clock.systemUTC());
         io.poisonguard.ledger.JobKey key = io.poisonguard.ledger.JobKey.of("acme", "job-moved");
         Instant then = Instant.now().minus(Duration.ofDays(3));
@@ -107,7 +111,9 @@ class QuarantinePutTest {
         java.util.Optional<QuarantineRecord> read = store.find(key);
         assertTrue(store.updateStatus(key, QuarantineStatus.REPLAYING, java.util.Optional.empty()));
 
-        assertFalse(store.reopen(record("job-moved", "m-found", Instant.now()), read));
-        org.junit.jupiter.api.Assertions.assertEquals(QuarantineStatus.REPLAYING, store.find(key).orElseThrow().status());
+        assertTrue(store.reopen(record("job-moved", "m-found", Instant.now()), read));
+        org.junit.jupiter.api.Assertions.assertEquals(QuarantineStatus.QUARANTINED, store.find(key).orElseThrow().status());
+        assertFalse(store.reopen(record("job-moved", "m-found-later", Instant.now().plusMillis(7)), read),
+                "the record read was replaced since");
     }
 }

@@ -255,6 +255,30 @@ class IntakeStageTest {
     }
 
     /**
+     * While a replay of a job whose last attempt crashed is under way (REPLAYING, generation 2), a copy of generation 1
+     * waits for the replay to go one way or the other. It runs nothing, so it takes no lane: as a suspect's copy it took
+     * the exclusive lane (draining the worker) or, the lane busy, left a turn-away mark on the REPLAYING record, moving it
+     * under the replay's own writes (and, every 30 s, keeping a stuck replay from ever looking stale).
+     */
+    @Test
+    void anOlderGenerationsCopyWhileItsSuspectJobIsReplayingTakesNoLaneAndWritesNothing() throws Exception {
+        try (BusyLane lane = new BusyLane(crashDueSoon())) {
+            String job = "replaying-suspect-" + lane.now.toEpochMilli();
+            LedgerRecord crashed = crashedAndDue(lane.config, lane.ledger, job, lane.now);
+            LedgerRecord replaying = lane.ledger.write(crashed.moveTo(JobState.QUARANTINED, lane.now)
+                    .withQuarantine(io.poisonguard.failure.FailureClass.CRASH_AMBIGUOUS, "CRASH_AMBIGUOUS limit reached")
+                    .replayed(lane.now));
+            assertTrue(new Decisions(Settings.policy(lane.config)).needsIsolation(replaying, lane.now), "the record reads as a suspect");
+
+            Optional<LedgerRecord> waited = lane.admit(copy(job, "m-older", 3, lane.clock.instant())).get(10, TimeUnit.SECONDS);
+
+            assertTrue(waited.isEmpty());
+            assertEquals(replaying.version(), lane.ledger.findOwn(JobKey.of("acme", job)).orElseThrow().version(), "nothing written");
+            assertEquals(0, lane.rehidden(), "its copy was hidden again to wait on: " + source.changes);
+        }
+    }
+
+    /**
      * A suspect's copy that admission rejects (here: a schema version the handler cannot read) only records its rejection:
      * it starts nothing, so it waits for a busy lane no longer than an ordinary copy does.
      */
