@@ -48,6 +48,12 @@ class QuarantinePutTest {
                 expiresAt, messageId, QuarantineStatus.QUARANTINED, List.of(), null, DeadLetterCopy.sent("d-1"), null);
     }
 
+    /** Writes a quarantine record of {@code jobId} (tenant acme) at {@code at} and reads it back, as a reopen reads it. */
+    private static java.util.Optional<QuarantineRecord> quarantinedAt(DynamoQuarantineStore store, String jobId, Instant at) {
+        assertTrue(store.putIfAbsent(record(jobId, "m-1", at)));
+        return store.find(io.poisonguard.ledger.JobKey.of("acme", jobId));
+    }
+
     @Test
     void aRecordAReadTakesForExpiredIsReplacedByANewQuarantineInTheSameSecond() {
         Instant expiry = Instant.now().truncatedTo(java.time.temporal.ChronoUnit.SECONDS).plus(Duration.ofDays(1));
@@ -82,8 +88,7 @@ class QuarantinePutTest {
         DynamoQuarantineStore store = new DynamoQuarantineStore(dynamo.client(), dynamo.names().quarantineTable(), Clock.systemUTC());
         io.poisonguard.ledger.JobKey key = io.poisonguard.ledger.JobKey.of("acme", "job-r");
         Instant then = Instant.now().minus(Duration.ofDays(3));
-        assertTrue(store.putIfAbsent(record("job-r", "m-1", then)));
-        java.util.Optional<QuarantineRecord> read = store.find(key);
+        java.util.Optional<QuarantineRecord> read = quarantinedAt(store, "job-r", then);
 
         Instant now = Instant.now();
         assertTrue(store.reopen(record("job-r", "m-found", now), read), "still QUARANTINED (the conclusion's record write not landed yet)");
@@ -107,8 +112,7 @@ class QuarantinePutTest {
         DynamoQuarantineStore store = new DynamoQuarantineStore(dynamo.client(), dynamo.names().quarantineTable(), Clock.systemUTC());
         io.poisonguard.ledger.JobKey key = io.poisonguard.ledger.JobKey.of("acme", "job-moved");
         Instant then = Instant.now().minus(Duration.ofDays(3));
-        assertTrue(store.putIfAbsent(record("job-moved", "m-1", then)));
-        java.util.Optional<QuarantineRecord> read = store.find(key);
+        java.util.Optional<QuarantineRecord> read = quarantinedAt(store, "job-moved", then);
         assertTrue(store.updateStatus(key, QuarantineStatus.REPLAYING, java.util.Optional.empty()));
 
         assertTrue(store.reopen(record("job-moved", "m-found", Instant.now()), read));

@@ -294,6 +294,16 @@ class DeadLetterIntakeTest extends FlowTest {
         queues.drain(names.deadLetterQueue());
     }
 
+    /** Starts consuming, sends a release-27 job of tenant t-found and waits until its quarantine is complete. */
+    private void quarantineOldSchemaJob(String jobId, String permit) {
+        Queues queues = queues();
+        tenant("t-found");
+        poller.start();
+        queues.send(Queues.permitV1(permit), Queues.permitAttributes(jobId, "t-found", 1));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state(jobId) == JobState.QUARANTINED
+                && quarantine.find(key(jobId)).isPresent() && queues.depth(names.jobsQueue()) == 0);
+    }
+
     /** Every copy of the job's payload gone (its dead-letter copies deleted, its vault entry passed), then a replay concludes it lost. */
     private java.time.Instant concludeUnrecoverable(String jobId) {
         // A copy a sweep holds for a moment is not seen by one scan: none may be found for a while.
@@ -325,11 +335,7 @@ class DeadLetterIntakeTest extends FlowTest {
     @Test
     void aCopyOfAnUnrecoverableJobThatTurnsUpOnTheMainQueueQuarantinesItAgainAsAFreshRecordThatCanBeReplayed() {
         Queues queues = queues();
-        tenant("t-found");
-        poller.start();
-        queues.send(Queues.permitV1("P-FOUND"), Queues.permitAttributes("found-main", "t-found", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-main") == JobState.QUARANTINED
-                && quarantine.find(key("found-main")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        quarantineOldSchemaJob("found-main", "P-FOUND");
         assertEquals(202, replay("found-main").statusCode());
         await().atMost(Duration.ofSeconds(30)).until(() -> quarantine.find(key("found-main")).map(r -> r.generation() == 2).orElse(false)
                 && state("found-main") == JobState.QUARANTINED && queues.depth(names.jobsQueue()) == 0);
@@ -372,11 +378,7 @@ class DeadLetterIntakeTest extends FlowTest {
     @Test
     void aReopenThatStoppedBetweenItsWritesIsFinishedByTheNextCopyFoundInTheDlq() {
         Queues queues = queues();
-        tenant("t-found");
-        poller.start();
-        queues.send(Queues.permitV1("P-FOUND-2"), Queues.permitAttributes("found-dlq", "t-found", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-dlq") == JobState.QUARANTINED
-                && quarantine.find(key("found-dlq")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        quarantineOldSchemaJob("found-dlq", "P-FOUND-2");
         concludeUnrecoverable("found-dlq");
         LedgerRecord gone = ledger.find(key("found-dlq")).orElseThrow();
         java.time.Instant reopenedAt = java.time.Instant.now().plusMillis(5).truncatedTo(java.time.temporal.ChronoUnit.MILLIS);
@@ -407,11 +409,7 @@ class DeadLetterIntakeTest extends FlowTest {
     @Test
     void aCopyOfAJobWhoseConclusionNeverReachedItsRecordIsQuarantinedAfreshAndAlerted() {
         Queues queues = queues();
-        tenant("t-found");
-        poller.start();
-        queues.send(Queues.permitV1("P-FOUND-3"), Queues.permitAttributes("found-half", "t-found", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-half") == JobState.QUARANTINED
-                && quarantine.find(key("found-half")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        quarantineOldSchemaJob("found-half", "P-FOUND-3");
         java.time.Instant concluded = concludeUnrecoverable("found-half");
         quarantine.updateStatus(key("found-half"), QuarantineStatus.QUARANTINED, java.util.Optional.empty());
 
@@ -436,11 +434,7 @@ class DeadLetterIntakeTest extends FlowTest {
     @Test
     void aDuplicateCopyOfAJobWhoseRecordIsDatedBeforeItsLedgersWriteIsOnlyForwarded() {
         Queues queues = queues();
-        tenant("t-found");
-        poller.start();
-        queues.send(Queues.permitV1("P-FOUND-4"), Queues.permitAttributes("found-skew", "t-found", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-skew") == JobState.QUARANTINED
-                && quarantine.find(key("found-skew")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        quarantineOldSchemaJob("found-skew", "P-FOUND-4");
         java.time.Instant recordedAt = quarantine.find(key("found-skew")).orElseThrow().quarantinedAt();
         LedgerRecord parked = ledger.find(key("found-skew")).orElseThrow();
         ledger.write(parked.touched(recordedAt.plusMillis(20)));
@@ -464,11 +458,7 @@ class DeadLetterIntakeTest extends FlowTest {
     @Test
     void aCopyWhoseJobIsConcludedUnrecoverableWhileItKeepsThePayloadReopensIt() {
         Queues queues = queues();
-        tenant("t-found");
-        poller.start();
-        queues.send(Queues.permitV1("P-FOUND-5"), Queues.permitAttributes("found-race", "t-found", 1));
-        await().atMost(Duration.ofSeconds(30)).until(() -> state("found-race") == JobState.QUARANTINED
-                && quarantine.find(key("found-race")).isPresent() && queues.depth(names.jobsQueue()) == 0);
+        quarantineOldSchemaJob("found-race", "P-FOUND-5");
         PayloadVault real = io.quarkus.arc.ClientProxy.unwrap(vault);
         java.util.concurrent.atomic.AtomicReference<java.time.Instant> concluded = new java.util.concurrent.atomic.AtomicReference<>();
         QuarkusMock.installMockForType(new PayloadVault() {
