@@ -4,7 +4,9 @@
 //   node scripts/consumption.mjs --url URL --resume --reason "why"  # operator: clear the systemic-failure guard
 //
 // The token comes from --token or PG_TOKEN (viewer to read, operator to resume). Each worker has its
-// own guard: resume each worker that tripped (its /ops/consumption says so).
+// own guard, and the state shown is the guard of the worker that answered. A resume reaches one worker;
+// every other worker whose guard tripped before it reads its audit entry and resumes within
+// systemic.fleet-check-interval (5 s).
 const args = process.argv.slice(2);
 const opt = {};
 for (let i = 0; i < args.length; i++) {
@@ -35,5 +37,6 @@ if (json.trip) {
   if (json.trip.signature) console.log(`signature: ${json.trip.signature}`);
   if (json.trip.sampleJobIds) console.log(`sample jobs: ${json.trip.sampleJobIds.join(', ')}`);
 }
-if (opt.resume) console.log(json.resumed ? 'resumed' : 'the guard was not tripped; nothing to resume');
+if (opt.resume) console.log(json.resumed ? 'resumed' : "this worker's guard was not tripped");
+if (opt.resume && json.otherWorkers) console.log(`other workers: ${json.otherWorkers}`);
 if (opt.resume && json.audited === false) console.log('warning: the audit trail did not take the entry (the service logged it at ERROR)');

@@ -31,8 +31,7 @@ import java.util.Optional;
 @Produces(MediaType.APPLICATION_JSON)
 @Consumes(MediaType.APPLICATION_JSON)
 public class ConsumptionResource {
-    /** The audit trail's key for actions on consumption rather than on a job. */
-    static final String AUDIT_KEY = "system:consumption";
+    static final String AUDIT_KEY = AuditLog.CONSUMPTION;
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(ConsumptionResource.class);
 
     private final ConsumptionGate gate;
@@ -42,9 +41,10 @@ public class ConsumptionResource {
     private final SecurityIdentity identity;
     private final Clock clock;
     private final CodeVersion codeVersion;
+    private final java.time.Duration fleetCheck;
 
     public ConsumptionResource(ConsumptionGate gate, SystemicGuard guard, WorkerHealth health, AuditLog audit, SecurityIdentity identity,
-                               Clock clock, CodeVersion codeVersion) {
+                               Clock clock, CodeVersion codeVersion, io.poisonguard.config.PoisonGuardConfig config) {
         this.gate = gate;
         this.guard = guard;
         this.health = health;
@@ -52,6 +52,7 @@ public class ConsumptionResource {
         this.identity = identity;
         this.clock = clock;
         this.codeVersion = codeVersion;
+        this.fleetCheck = config.systemic().fleetCheckInterval();
     }
 
     /** Body of a resume request. */
@@ -101,6 +102,11 @@ public class ConsumptionResource {
         Map<String, Object> b = state();
         b.put("resumed", wasTripped);
         b.put("audited", audited);
+        // The request reached one worker; the others learn of it from the audit entry (FleetResume).
+        b.put("otherWorkers", audited
+                ? "every other worker whose guard tripped before this resume reads it within " + fleetCheck.toSeconds() + "s and resumes"
+                : "not told, since the audit trail did not take the entry: each resumes on its next successful probe, or resume"
+                        + " again once the audit trail answers");
         return b;
     }
 

@@ -8,6 +8,12 @@ public interface AuditLog {
     /** How far back a listing across tenants reaches; older entries stay readable by job id. */
     int LISTING_DAYS = 366;
 
+    /**
+     * The key of actions on consumption rather than on a job. Its newest {@link AuditAction#RESUME_CONSUMPTION} entry is
+     * also how every worker learns of a resume that one of them answered.
+     */
+    String CONSUMPTION = "system:consumption";
+
     void append(AuditEntry entry);
 
     /** A job's newest {@code limit} entries, oldest first. */

@@ -304,6 +304,13 @@ public interface PoisonGuardConfig {
         /** While tripped, how often one job is let through alone as a probe; its success resumes consumption. */
         @WithDefault("30s")
         Duration probeInterval();
+
+        /**
+         * While tripped, how often this worker reads the audit trail for an operator's resume answered by another worker
+         * (the newest entry of {@code system:consumption}); one written after its trip resumes it too.
+         */
+        @WithDefault("5s")
+        Duration fleetCheckInterval();
     }
 
     interface Alerts {

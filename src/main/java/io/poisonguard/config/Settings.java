@@ -162,6 +162,7 @@ public final class Settings {
         require(!systemic.quarantineWindow().isNegative() && !systemic.quarantineWindow().isZero(), "systemic.quarantine-window",
                 "must be positive");
         require(systemic.probeInterval().toMillis() >= 100, "systemic.probe-interval", "must be at least 100ms");
+        require(systemic.fleetCheckInterval().toMillis() >= 100, "systemic.fleet-check-interval", "must be at least 100ms");
         require(config.ledgerGate().probeInterval().toMillis() >= 100, "ledger-gate.probe-interval", "must be at least 100ms");
         require(config.ledgerGate().probeInterval().compareTo(config.consumer().visibilityTimeout()) < 0, "ledger-gate.probe-interval",
                 "must be shorter than consumer.visibility-timeout (each probe keeps hidden the copies whose endings wait for the ledger)");

@@ -10,6 +10,7 @@ import org.jboss.logging.Logger;
 
 import java.time.Clock;
 import java.time.Duration;
+import java.time.Instant;
 import java.util.Optional;
 
 /**
@@ -77,6 +78,18 @@ public class SystemicGuard {
             resumed("resumed by " + actor);
         }
         return cleared;
+    }
+
+    /**
+     * An operator's resume that {@code actor} sent to another worker, written at {@code at}: clears this worker's guard if
+     * it tripped before then. Returns whether it did.
+     */
+    public synchronized boolean resumedElsewhere(Instant at, String actor) {
+        if (enabled && watch.resumedElsewhere(at)) {
+            resumed("resumed by " + actor + " through another worker at " + at);
+            return true;
+        }
+        return false;
     }
 
     public synchronized SystemicWatch.Admit admit() {

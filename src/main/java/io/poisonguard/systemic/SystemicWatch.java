@@ -147,6 +147,19 @@ public final class SystemicWatch {
         return was;
     }
 
+    /**
+     * An operator resumed consumption on another worker at {@code resumedAt} (that worker's clock): resume here if this
+     * watch tripped before then. A trip at or after it is a fault the operator had not seen, and stays. Returns whether
+     * it resumed.
+     */
+    public boolean resumedElsewhere(Instant resumedAt) {
+        if (trip == null || !trip.at().isBefore(resumedAt)) {
+            return false;
+        }
+        clear();
+        return true;
+    }
+
     private Trip trip(Trip t) {
         trip = t;
         nextProbeAt = t.at().plus(probeInterval);

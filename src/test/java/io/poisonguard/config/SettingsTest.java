@@ -93,6 +93,13 @@ class SettingsTest {
     }
 
     @Test
+    void aFleetCheckIntervalBelowATenthOfASecondRefusesToBootNamingIt() {
+        refused(() -> Settings.policy(defaults().set("poison-guard.systemic.fleet-check-interval", "50ms").build()),
+                "poison-guard.systemic.fleet-check-interval");
+        assertDoesNotThrow(() -> Settings.policy(defaults().set("poison-guard.systemic.fleet-check-interval", "100ms").build()));
+    }
+
+    @Test
     void aLedgerProbeIntervalNotShorterThanTheVisibilityTimeoutRefusesToBootNamingIt() {
         // Each probe keeps hidden the copies whose endings wait for the ledger; probing less often than they show again would
         // let another worker charge their jobs a crash and run them again.

@@ -132,12 +132,14 @@ class SystemicFailureTest extends FlowTest {
         Run resumed = command("--token", operator, "--resume", "--reason", "config fixed in v2.3.1");
         assertEquals(0, resumed.exit(), resumed.out());
         assertTrue(resumed.out().contains("resumed"), resumed.out());
+        assertTrue(resumed.out().contains("other workers: every other worker whose guard tripped before this resume reads it"),
+                resumed.out());
 
         await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
                 .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
         given().auth().oauth2(viewer).get("/ops/audit?jobId=system:consumption").then().statusCode(200)
-                .body("items[0].action", equalTo("RESUME_CONSUMPTION")).body("items[0].reason", equalTo("config fixed in v2.3.1"))
-                .body("items[0].outcome", equalTo("RESUMED"));
+                .body("items.find { it.reason == 'config fixed in v2.3.1' }.action", equalTo("RESUME_CONSUMPTION"))
+                .body("items.find { it.reason == 'config fixed in v2.3.1' }.outcome", equalTo("RESUMED"));
         System.out.println("\n[consumption command] " + status.out().strip().replace("\n", " | "));
     }
 
@@ -170,7 +172,32 @@ class SystemicFailureTest extends FlowTest {
 
         given().auth().oauth2(Tokens.of("olga", "operator")).contentType(io.restassured.http.ContentType.JSON)
                 .body(Map.of("reason", "provider fixed")).post("/ops/consumption/resume").then().statusCode(200)
-                .body("resumed", equalTo(true)).body("audited", equalTo(false));
+                .body("resumed", equalTo(true)).body("audited", equalTo(false))
+                .body("otherWorkers", org.hamcrest.Matchers.startsWith("not told"));
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
+        await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
+                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
+    }
+
+    /**
+     * Workers behind one address: an operator's resume reaches one of them, which clears its own guard and writes the
+     * audit entry. Every other worker whose guard tripped before that entry reads it and resumes too; before, each
+     * stayed stopped until a probe of its own succeeded, and an operator could not reach it through the shared address.
+     */
+    @Test
+    void aResumeAnsweredByAnotherWorkerClearsThisWorkersGuard() {
+        AlertSinks.WEBHOOK.clear();
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, "illegal-argument");
+        Queues queues = new Queues(sqs, names);
+        List<String> jobs = IntStream.range(0, 12).mapToObj(i -> "fleet-" + i).toList();
+        jobs.forEach(id -> queues.send(Queues.permitV3("P-" + id), Queues.permitAttributes(id, "tenant-d", 3)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> gate.admit() != ConsumptionGate.Admit.OPEN);
+        // The fault stays, so this worker's probes fail: only the other worker's resume can clear its guard.
+        audit.append(new io.poisonguard.audit.AuditEntry("system:consumption", null, java.time.Instant.now(), "oscar",
+                io.poisonguard.audit.AuditAction.RESUME_CONSUMPTION, "provider fixed", "other-worker", null, null, "RESUMED", null));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> AlertSinks.WEBHOOK.stream()
+                .anyMatch(a -> a.contains("system.resumed") && a.contains("oscar")));
         provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
         await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
                 .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));

@@ -240,6 +240,21 @@ class SystemicWatchTest {
     }
 
     @Test
+    void aResumeOnAnotherWorkerClearsOnlyATripFromBeforeIt() {
+        tripAt(T0);
+
+        assertFalse(watch.resumedElsewhere(T0.minusSeconds(5)), "a resume from before the trip (an earlier fault's)");
+        assertFalse(watch.resumedElsewhere(T0), "a resume at the very instant of the trip");
+        assertEquals(Admit.PAUSED, watch.admit(T0.plusSeconds(1)));
+
+        assertTrue(watch.resumedElsewhere(T0.plusSeconds(2)), "a resume after the trip clears it");
+        assertTrue(watch.trip().isEmpty());
+        assertEquals(Admit.OPEN, watch.admit(T0.plusSeconds(3)));
+        assertCharged(watch.failed(BAD_SETTING, "after-1", T0.plusSeconds(3)), "the first failure after the resume");
+        assertFalse(watch.resumedElsewhere(T0.plusSeconds(4)), "nothing to clear when not tripped");
+    }
+
+    @Test
     void resumeWhenNotTrippedReportsSoAndChangesNothing() {
         assertFalse(watch.resume());
         assertEquals(Admit.OPEN, watch.admit(T0));
