@@ -22,6 +22,14 @@ public interface LedgerStore {
     }
 
     /**
+     * Whether the job's record is still the one at {@code version}: what a copy checks after keeping a payload and before
+     * deleting its source, since a replay or resolve may have moved the job meanwhile.
+     */
+    default boolean stillAt(JobKey key, long version) {
+        return findOwn(key).map(l -> l.version() == version).orElse(false);
+    }
+
+    /**
      * Writes {@code next} if the stored version still equals {@code next.version()} (or no record
      * exists when it is 0), and returns it with the incremented version.
      *

@@ -263,21 +263,18 @@ public class DeadLetterIntake {
         if (reopening) {
             // Its payload was concluded gone, and here it is, kept: the job waits in quarantine again and can be replayed. The
             // record first, in place of the one read just before, then the ledger (see Quarantiner#reopen).
-            Optional<QuarantineRecord> latest = quarantine.find(key);
-            first = false;
-            if (!QuarantineStore.reopenWritten(parked, latest)) {
-                io.poisonguard.quarantine.Triage triage = latest.map(r -> r.triage().reopened(owner.owner(), owner.defaulted()))
-                        .orElseGet(() -> io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()));
-                first = quarantine.reopen(QuarantineRecord.of(back, preflight.check(m).diagnostics(), m.messageId(),
-                        QuarantineStore.reopenedAt(parked, now), config.retention().quarantine(),
-                        latest.map(QuarantineRecord::replays).orElse(List.of()), copy, triage).withReceiveCount(m.receiveCount()), latest);
-            }
-            if (first) {
-                told(back, owner, failureClass, true);
-            } else if (!QuarantineStore.reopenWritten(parked, quarantine.find(key))) {
-                // Neither this put nor an earlier one wrote the reopen's record (the one read changed first): decided again.
+            DeadLetterCopy labelledCopy = copy;
+            QuarantineStore.ReopenStep step = quarantine.reopenRecord(parked, now, (at, latest) -> QuarantineRecord.of(back,
+                    preflight.check(m).diagnostics(), m.messageId(), at, config.retention().quarantine(),
+                    latest.map(QuarantineRecord::replays).orElse(List.of()), labelledCopy,
+                    io.poisonguard.quarantine.Triage.reopenedOver(latest, owner.owner(), owner.defaulted())).withReceiveCount(m.receiveCount()));
+            if (step == QuarantineStore.ReopenStep.CHANGED) {
                 LOG.debugf("Job %s changed while its dead-letter copy was adopted; the next sweep decides again", jobId);
                 return false;
+            }
+            first = step == QuarantineStore.ReopenStep.WRITTEN;
+            if (first) {
+                told(back, owner, failureClass, true);
             }
             try {
                 parked = ledger.write(back);
@@ -301,8 +298,7 @@ public class DeadLetterIntake {
             }
             // A job parked before this sweep read it may have moved since (a replay that, finding nothing, concludes it
             // UNRECOVERABLE; a resolve): its original is deleted only while the ledger still says what it was decided on.
-            long read = parked.version();
-            if (wasParked && !ledger.findOwn(key).map(l -> l.version() == read).orElse(false)) {
+            if (wasParked && !ledger.stillAt(key, parked.version())) {
                 LOG.debugf("Job %s changed while its dead-letter original was kept; the next sweep decides again", jobId);
                 return false;
             }

@@ -175,9 +175,8 @@ public class Quarantiner {
             if (recheck) {
                 // A replay moves the ledger before it looks for the payload: while it still says what this copy read, a
                 // replay that follows finds what was kept above.
-                long read = record.version();
-                if (!ledger.findOwn(JobKey.of(record)).map(l -> l.version() == read).orElse(false)) {
-                    throw new io.poisonguard.ledger.LedgerConflict(record.jobId(), read);
+                if (!ledger.stillAt(JobKey.of(record), record.version())) {
+                    throw new io.poisonguard.ledger.LedgerConflict(record.jobId(), record.version());
                 }
             }
         }
@@ -225,19 +224,13 @@ public class Quarantiner {
      */
     private boolean reopen(LedgerRecord gone, LedgerRecord back, InboundMessage m, Diagnostics diagnostics, DeadLetterCopy deadLetter,
                            io.poisonguard.owners.OwnerMap.Assignment owner, Instant now) {
-        Optional<QuarantineRecord> latest = store.find(JobKey.of(gone));
-        if (QuarantineStore.reopenWritten(gone, latest)) {
-            return false;
+        QuarantineStore.ReopenStep step = store.reopenRecord(gone, now, (at, latest) -> QuarantineRecord.of(back, diagnostics,
+                m.messageId(), at, config.retention().quarantine(), latest.map(QuarantineRecord::replays).orElse(List.of()), deadLetter,
+                io.poisonguard.quarantine.Triage.reopenedOver(latest, owner.owner(), owner.defaulted())));
+        if (step == QuarantineStore.ReopenStep.CHANGED) {
+            throw new io.poisonguard.ledger.LedgerConflict(gone.jobId(), gone.version());
         }
-        io.poisonguard.quarantine.Triage triage = latest.map(r -> r.triage().reopened(owner.owner(), owner.defaulted()))
-                .orElseGet(() -> io.poisonguard.quarantine.Triage.owned(owner.owner(), owner.defaulted()));
-        QuarantineRecord fresh = QuarantineRecord.of(back, diagnostics, m.messageId(), QuarantineStore.reopenedAt(gone, now),
-                config.retention().quarantine(), latest.map(QuarantineRecord::replays).orElse(List.of()), deadLetter, triage);
-        if (!store.reopen(fresh, latest)) {
-            if (!QuarantineStore.reopenWritten(gone, store.find(JobKey.of(gone)))) {
-                // The record read was replaced by something other than a reopen before this put: decided again.
-                throw new io.poisonguard.ledger.LedgerConflict(gone.jobId(), gone.version());
-            }
+        if (step == QuarantineStore.ReopenStep.WRITTEN_BEFORE) {
             return false;
         }
         metrics.quarantined(back.quarantineClass());

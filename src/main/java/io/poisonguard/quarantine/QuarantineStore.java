@@ -32,6 +32,36 @@ public interface QuarantineStore {
                 && r.quarantinedAt().toEpochMilli() > gone.updatedAt().toEpochMilli()).isPresent();
     }
 
+    /** What a reopen's record step did ({@link #reopenRecord}). */
+    enum ReopenStep {
+        /** This call wrote the reopen's record: the one alert of the reopen is its caller's to send. */
+        WRITTEN,
+        /** A reopen's record was there already (another copy's, or a worker's stopped before it moved the ledger). */
+        WRITTEN_BEFORE,
+        /** The record read was replaced by something other than a reopen before the put: the copy is decided again. */
+        CHANGED
+    }
+
+    /**
+     * The record step of a reopen of {@code gone}, a job the ledger says is UNRECOVERABLE whose payload is kept again, for
+     * both ways a payload turns up (a copy on the main queue, an orphan in the DLQ): read the record, write nothing if it is a
+     * reopen's already, else put {@code fresh}'s record, dated {@link #reopenedAt} and built from the one read (its triage
+     * and replays carry over), in place of that one. The ledger moves only after this step, so while it says UNRECOVERABLE
+     * no replay or resolve acts on the job.
+     */
+    default ReopenStep reopenRecord(io.poisonguard.ledger.LedgerRecord gone, Instant now,
+                                    java.util.function.BiFunction<Instant, Optional<QuarantineRecord>, QuarantineRecord> fresh) {
+        JobKey key = JobKey.of(gone);
+        Optional<QuarantineRecord> latest = find(key);
+        if (reopenWritten(gone, latest)) {
+            return ReopenStep.WRITTEN_BEFORE;
+        }
+        if (reopen(fresh.apply(reopenedAt(gone, now), latest), latest)) {
+            return ReopenStep.WRITTEN;
+        }
+        return reopenWritten(gone, find(key)) ? ReopenStep.WRITTEN_BEFORE : ReopenStep.CHANGED;
+    }
+
     /** When a reopen's record says it was quarantined: now, and past the conclusion whichever clock wrote that. */
     static Instant reopenedAt(io.poisonguard.ledger.LedgerRecord gone, Instant now) {
         Instant afterConclusion = gone.updatedAt() == null ? now

@@ -31,6 +31,11 @@ public record Triage(String owner, boolean ownerDefaulted, String acknowledgedBy
         return new Triage(newOwner, defaulted, null, null, null, notes, Set.of());
     }
 
+    /** The triage of a reopen's record over {@code replaced}, the record read before it (none: owned afresh). */
+    public static Triage reopenedOver(java.util.Optional<QuarantineRecord> replaced, String owner, boolean defaulted) {
+        return replaced.map(r -> r.triage().reopened(owner, defaulted)).orElseGet(() -> owned(owner, defaulted));
+    }
+
     /** A note an operator left: when, who, what (scrubbed). */
     public record Note(Instant at, String by, String text) {
     }
