@@ -17,7 +17,11 @@ import jakarta.ws.rs.Path;
 import jakarta.ws.rs.Produces;
 import jakarta.ws.rs.core.MediaType;
 
+import io.poisonguard.ladder.DurationText;
+
 import java.time.Clock;
+import java.time.Instant;
+import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
 import java.util.Map;
 import java.util.Optional;
@@ -82,12 +86,15 @@ public class ConsumptionResource {
                     + " guard holds every tenant's jobs", null);
         }
         String actor = Actor.of(identity);
+        // The entry is dated when the guard is cleared, not when the audit trail takes it (which may be seconds later): every
+        // other worker clears a trip from before this instant, and a trip after it is a fault the operator has not seen.
+        Instant at = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Optional<SystemicWatch.Trip> cleared = guard.resume(actor);
         boolean wasTripped = cleared.isPresent();
         String signature = cleared.map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
         boolean audited = true;
         try {
-            audit.append(new AuditEntry(AUDIT_KEY, null, clock.instant(), actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
+            audit.append(new AuditEntry(AUDIT_KEY, null, at, actor, AuditAction.RESUME_CONSUMPTION, reason, codeVersion.value(),
                     null, null, wasTripped ? "RESUMED" : "NOT_TRIPPED", signature));
         } catch (RuntimeException e) {
             if (!wasTripped) {
@@ -104,9 +111,10 @@ public class ConsumptionResource {
         b.put("audited", audited);
         // The request reached one worker; the others learn of it from the audit entry (FleetResume).
         b.put("otherWorkers", audited
-                ? "every other worker whose guard tripped before this resume reads it within " + fleetCheck.toSeconds() + "s and resumes"
-                : "not told, since the audit trail did not take the entry: each resumes on its next successful probe, or resume"
-                        + " again once the audit trail answers");
+                ? "every other worker whose guard tripped before this resume reads it within " + DurationText.human(fleetCheck)
+                        + " and resumes"
+                : "may not have been told, since the audit trail did not confirm the entry: each resumes on its next successful"
+                        + " probe, or resume again once the audit trail answers");
         return b;
     }
 

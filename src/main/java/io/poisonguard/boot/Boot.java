@@ -34,7 +34,7 @@ public class Boot {
 
     void onStart(@Observes StartupEvent event, PoisonGuardConfig config, Policy policy, Names names, SqsClient sqs,
                  DynamoDbClient dynamo, Poller poller, QuarantineGauges gauges, JobHandlers handlers, DeadLetterIntake deadLetterIntake,
-                 PayloadVault vault, ConsumptionGate gate) {
+                 PayloadVault vault, ConsumptionGate gate, io.poisonguard.pipeline.FleetResume fleetResume) {
         LOG.infof("Policy: %s", policy.classes());
         handlers.checkSettings();
         Map<String, Set<String>> typesNamed = new LinkedHashMap<>();
@@ -58,13 +58,16 @@ public class Boot {
         }
         gauges.start();
         deadLetterIntake.start();
+        fleetResume.start();
         if (config.consumer().enabled()) {
             poller.start();
         }
     }
 
-    void onStop(@Observes ShutdownEvent event, Poller poller, DeadLetterIntake deadLetterIntake) {
+    void onStop(@Observes ShutdownEvent event, Poller poller, DeadLetterIntake deadLetterIntake,
+                io.poisonguard.pipeline.FleetResume fleetResume) {
         deadLetterIntake.stop();
+        fleetResume.stop();
         poller.stop();
     }
 }

@@ -7,7 +7,11 @@ import io.quarkus.scheduler.Scheduled;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
-import java.util.List;
+import io.poisonguard.systemic.SystemicWatch;
+
+import java.util.Collections;
+import java.util.Comparator;
+import java.util.Optional;
 
 /**
  * Carries an operator's resume to every worker. Workers sit behind one address, so a resume reaches one of them, which
@@ -18,33 +22,59 @@ import java.util.List;
 @Singleton
 public class FleetResume {
     private static final Logger LOG = Logger.getLogger(FleetResume.class);
+    /** The newest few entries of system:consumption: every one is a resume, and the newest is the one that counts. */
+    private static final int READ = 5;
 
     private final SystemicGuard guard;
     private final AuditLog audit;
+    /** The trip whose failed read was already logged at WARN: one warning a trip, not one every check. */
+    private volatile SystemicWatch.Trip warnedFor;
+    private volatile boolean started;
 
     public FleetResume(SystemicGuard guard, AuditLog audit) {
         this.guard = guard;
         this.audit = audit;
     }
 
+    /** Called once the tables exist; until then, and after {@link #stop}, nothing is read. */
+    public void start() {
+        started = true;
+    }
+
+    /** Called at shutdown: a worker that stops consuming resumes nothing and sends no alert. */
+    public void stop() {
+        started = false;
+    }
+
     @Scheduled(every = "${poison-guard.systemic.fleet-check-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)
     void scheduled() {
-        check();
+        if (started) {
+            check();
+        }
     }
 
     /** Reads the newest resume and applies it if this worker's guard is tripped; returns whether it resumed. */
     public boolean check() {
-        if (guard.trip().isEmpty()) {
+        Optional<SystemicWatch.Trip> trip = guard.trip();
+        if (trip.isEmpty()) {
             return false;
         }
-        List<AuditEntry> newest;
+        Optional<AuditEntry> newest;
         try {
-            newest = audit.forJob(AuditLog.CONSUMPTION, e -> e.action() == AuditAction.RESUME_CONSUMPTION, 1);
+            // Only the entries of no tenant: a tenant's job may be named system:consumption too, and its entries are not read.
+            newest = audit.forTenantsJob(Collections.singleton(null), AuditLog.CONSUMPTION, READ).stream()
+                    .filter(e -> e.tenant() == null && e.action() == AuditAction.RESUME_CONSUMPTION)
+                    .max(Comparator.comparing(AuditEntry::at));
         } catch (RuntimeException e) {
-            // The guard's own probes go on meanwhile; the next check reads again.
-            LOG.debugf("Reading the audit trail for a resume failed (%s)", e.getClass().getSimpleName());
+            // The guard's own probes go on meanwhile; the next check reads again. Said once a trip: a worker that cannot read
+            // the audit trail (a missing permission, a table that keeps throttling) never hears of an operator's resume.
+            if (warnedFor != trip.get()) {
+                warnedFor = trip.get();
+                LOG.warnf("Reading the audit trail for an operator's resume failed (%s); this worker resumes on a successful probe,"
+                        + " or a resume it answers itself", e.getClass().getSimpleName());
+            }
             return false;
         }
-        return !newest.isEmpty() && guard.resumedElsewhere(newest.get(0).at(), newest.get(0).actor());
+        return newest.isPresent() && guard.resumedElsewhere(newest.get().at(), newest.get().actor());
     }
 }

@@ -153,7 +153,8 @@ public final class SystemicWatch {
      * it resumed.
      */
     public boolean resumedElsewhere(Instant resumedAt) {
-        if (trip == null || !trip.at().isBefore(resumedAt)) {
+        // The audit trail keeps milliseconds: a trip is compared at that precision, so one in the resume's own millisecond stays.
+        if (trip == null || !trip.at().truncatedTo(java.time.temporal.ChronoUnit.MILLIS).isBefore(resumedAt)) {
             return false;
         }
         clear();
