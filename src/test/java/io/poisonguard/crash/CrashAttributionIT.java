@@ -92,6 +92,10 @@ class CrashAttributionIT {
         dynamo.close();
     }
 
+    private static void awaitAllReady(List<ServiceProcess> workers) {
+        await().atMost(Duration.ofSeconds(90)).pollInterval(Duration.ofMillis(200)).until(() -> workers.stream().allMatch(ServiceProcess::ready));
+    }
+
     private static void row(String label, long a, long b) {
         System.out.printf("[crash attribution] %-34s %12d %12d%n", label, a, b);
     }
@@ -137,6 +141,9 @@ class CrashAttributionIT {
                 w.start();
             }
 
+            // Both rates are measured with every worker booted: a worker still starting (its JVM takes seconds on two cores,
+            // beside the others' work) made one phase's rate a measure of the boot, not of the consumption.
+            awaitAllReady(workers);
             List<String> baseline = ids("base", BASELINE);
             Instant t0 = Instant.now();
             send(queues, names, baseline.stream().map(id -> Map.entry(id, "P-" + id)).toList());
@@ -178,6 +185,8 @@ class CrashAttributionIT {
             int culpritsCrash = (int) CULPRITS.stream().filter(id -> quarantine.find(new JobKey("tenant-c", id)).map(q -> q.failureClass() == FailureClass.CRASH)
                     .orElse(false)).count();
 
+            // The last culprit's halt restarts its worker as the jobs settle: the rate after the quarantine starts once it is up.
+            awaitAllReady(workers);
             List<String> after = ids("after", AFTER);
             Instant t1 = Instant.now();
             send(queues, names, after.stream().map(id -> Map.entry(id, "P-" + id)).toList());
