@@ -340,7 +340,15 @@ public final class DynamoLedgerStore implements LedgerStore {
      * after an outage) when the stored item is what it wrote; otherwise a conflict.
      */
     private void ownWriteOrConflict(ConditionalCheckFailedException e, LedgerRecord next, String storageKey, Map<String, AttributeValue> attrs) {
-        Map<String, AttributeValue> stored = e.hasItem() ? e.item() : read(storageKey);
+        Map<String, AttributeValue> stored;
+        try {
+            stored = e.hasItem() ? e.item() : read(storageKey);
+        } catch (StoreUnavailable unread) {
+            // The condition failed, maybe on a retry of this very write that landed: without the stored item, the write's
+            // outcome is not known (a start that landed must be settled, not forgotten).
+            throw new StoreUnavailable(StoreUnavailable.LEDGER, true,
+                    unread.getCause() == null ? unread : unread.getCause());
+        }
         if (stored == null || !ownWrite(stored, attrs)) {
             throw new LedgerConflict(next.jobId(), next.version());
         }

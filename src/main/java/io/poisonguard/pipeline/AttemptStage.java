@@ -126,9 +126,16 @@ public class AttemptStage {
             }
             long now = System.nanoTime();
             for (Run r : runs) {
-                if (now - r.deadlineNanos() >= 0 && r.end().complete(new AttemptResult.TimedOut(r.deadline()))) {
-                    r.thread().interrupt();
-                    LOG.warnf("Job %s attempt %d ran past its deadline of %s; interrupted", r.jobId(), r.attempt(), r.deadline());
+                // Whatever one run's ending meets, the watcher goes on: were it to end, no handler would be cut off at its
+                // deadline again, and hung ones would hold their slots (and lane) for good.
+                try {
+                    if (now - r.deadlineNanos() >= 0 && r.end().complete(new AttemptResult.TimedOut(r.deadline()))) {
+                        r.thread().interrupt();
+                        LOG.warnf("Job %s attempt %d ran past its deadline of %s; interrupted", r.jobId(), r.attempt(), r.deadline());
+                    }
+                } catch (Throwable t) {
+                    LOG.errorf("Ending job %s attempt %d at its deadline met %s; the deadline watcher goes on", r.jobId(), r.attempt(),
+                            t.getClass().getSimpleName());
                 }
             }
         }

@@ -71,7 +71,14 @@ public class Heartbeat {
     void start() {
         timer = Executors.newSingleThreadScheduledExecutor(Thread.ofPlatform().daemon().name("poison-guard-heartbeat").factory());
         long tick = Math.max(100, interval.toMillis() / 4);
-        timer.scheduleWithFixedDelay(this::beat, tick, tick, TimeUnit.MILLISECONDS);
+        // A scheduled task that throws is never run again: whatever one beat meets, the next one runs.
+        timer.scheduleWithFixedDelay(() -> {
+            try {
+                beat();
+            } catch (Throwable t) {
+                LOG.errorf("A heartbeat failed (%s); the next one runs as usual", t.getClass().getSimpleName());
+            }
+        }, tick, tick, TimeUnit.MILLISECONDS);
     }
 
     @PreDestroy
@@ -122,23 +129,32 @@ public class Heartbeat {
                 // Past its deadline the attempt is being ended: a lease for it would be a lease nobody runs.
                 return;
             }
+            boolean leased = false;
             try {
                 r.record(ledger.write(r.record().withLease(worker, now.plus(visibility))));
+                r.extendedAt(now);
+                leased = true;
             } catch (LedgerConflict conflict) {
                 afterConflict(r);
                 return;
             } catch (RuntimeException e) {
-                LOG.warnf("Job %s: lease renewal failed (%s); will retry", r.record().jobId(), e.getClass().getSimpleName());
-                return;
+                // The lease is tried again at the next beat. Meanwhile the copy stays hidden: with the lease run out, a copy
+                // shown to another worker would be charged a crash and run beside this attempt (the outage may be this
+                // worker's alone). Once an interval, not every beat.
+                LOG.warnf("Job %s: lease renewal failed (%s); will retry, and its copy is kept hidden meanwhile", r.record().jobId(),
+                        e.getClass().getSimpleName());
+                if (Duration.between(r.hiddenAt(), now).compareTo(interval) < 0) {
+                    return;
+                }
             }
-            r.extendedAt(now);
             try {
                 source.changeVisibility(r.message, visibility);
+                r.hiddenAt(now);
             } catch (RuntimeException e) {
                 // The receipt may be stale (the copy was received again elsewhere) or SQS may be unreachable: the
                 // ledger lease still says this attempt runs, so a second copy waits instead of running beside it.
-                LOG.warnf("Job %s: visibility extension failed (%s); the ledger lease was renewed", r.record().jobId(),
-                        e.getClass().getSimpleName());
+                LOG.warnf("Job %s: visibility extension failed (%s)%s", r.record().jobId(), e.getClass().getSimpleName(),
+                        leased ? "; the ledger lease was renewed" : "");
             }
         } finally {
             r.lock.unlock();

@@ -333,9 +333,11 @@ public class IntakeStage {
         }
         ledgerGate.unavailable(down);
         if (starting != null && down.outcomeUnknown()) {
-            ledgerGate.unsettled(starting);
+            // Its start may have landed: the copy stays hidden until the gate has settled it (LedgerGate#unsettled).
+            ledgerGate.unsettled(starting, m, source, visibility);
+        } else {
+            source.changeVisibility(m, visibility);
         }
-        source.changeVisibility(m, visibility);
         metrics.outcome(Outcome.LEDGER_UNAVAILABLE, null);
         return Optional.empty();
     }

@@ -46,7 +46,8 @@ public class LedgerGate {
     private final Metrics metrics;
     private final String worker;
     private final Duration probeInterval;
-    private final Queue<LedgerRecord> unsettled = new ConcurrentLinkedQueue<>();
+    /** Starts written without an answer, each with its copy (kept hidden meanwhile), released once the ledger answers. */
+    private final Queue<Unsettled> unsettled = new ConcurrentLinkedQueue<>();
     /** Attempts' endings that could not be written within the outcome patience: written once the ledger answers. */
     private final Queue<Unwritten> unwritten = new ConcurrentLinkedQueue<>();
     /** Held by the one caller that probes; others do not wait behind a probe that may take seconds. */
@@ -78,11 +79,18 @@ public class LedgerGate {
     }
 
     /**
-     * An attempt's start was written but no answer came back: if it landed, its handler never ran.
-     * Released (uncounted) once the ledger answers again, before consumption resumes.
+     * An attempt's start was written but no answer came back: if it landed, its handler never ran. Released (uncounted)
+     * once the ledger answers again, before consumption resumes. Its copy is kept hidden until then, as an unwritten
+     * ending's is (shown meanwhile, a worker whose ledger answers would find the landed start's lease run out and charge
+     * the job a crash for an attempt that never ran), then shown at once.
      */
-    void unsettled(LedgerRecord intendedStart) {
-        unsettled.add(intendedStart);
+    void unsettled(LedgerRecord intendedStart, InboundMessage copy, SourceQueue source, Duration visibility) {
+        HeldCopy held = new HeldCopy(intendedStart.jobId(), copy, source, visibility);
+        unsettled.add(new Unsettled(intendedStart, held));
+        held.keepHidden();
+    }
+
+    private record Unsettled(LedgerRecord start, HeldCopy copy) {
     }
 
     /**
@@ -91,26 +99,29 @@ public class LedgerGate {
      * the copy that comes back would charge the job a crash for the ledger's outage, and run it (and its effects) again.
      */
     void unwritten(LedgerRecord intendedEnding, InboundMessage copy, SourceQueue source, Duration visibility) {
-        Unwritten u = new Unwritten(intendedEnding, copy, source, visibility);
+        Unwritten u = new Unwritten(intendedEnding, new HeldCopy(intendedEnding.jobId(), copy, source, visibility));
         unwritten.add(u);
-        u.keepHidden();
+        u.copy().keepHidden();
+    }
+
+    private record Unwritten(LedgerRecord ending, HeldCopy copy) {
     }
 
     /**
-     * An ending waiting for the ledger, and its copy. The copy is kept hidden until the ending is written: shown meanwhile, a
-     * worker whose ledger answers (this one's outage may be its own) would find the attempt ACTIVE with its lease run out,
+     * The copy of a job whose start or ending waits for the ledger. It is kept hidden until that is settled: shown meanwhile,
+     * a worker whose ledger answers (this one's outage may be its own) would find the attempt ACTIVE with its lease run out,
      * charge the job a crash for it and run it again, its effects too. SQS hides a copy at most 12 hours after its receipt;
      * past that it shows again whatever this gate does.
      */
-    private static final class Unwritten {
-        final LedgerRecord ending;
+    private static final class HeldCopy {
+        final String jobId;
         final InboundMessage copy;
         final SourceQueue source;
         final Duration visibility;
         private boolean warned;
 
-        Unwritten(LedgerRecord ending, InboundMessage copy, SourceQueue source, Duration visibility) {
-            this.ending = ending;
+        HeldCopy(String jobId, InboundMessage copy, SourceQueue source, Duration visibility) {
+            this.jobId = jobId;
             this.copy = copy;
             this.source = source;
             this.visibility = visibility;
@@ -125,7 +136,7 @@ public class LedgerGate {
             change(twice.compareTo(MAX_HIDE) > 0 ? MAX_HIDE : twice);
         }
 
-        /** Shows the copy again at once: its ending is written (or the job moved on), and the intake decides what it is now. */
+        /** Shows the copy again at once: what it waited for is settled, and the intake decides what it is now. */
         void show() {
             change(Duration.ZERO);
         }
@@ -136,16 +147,17 @@ public class LedgerGate {
             } catch (RuntimeException e) {
                 if (!warned) {
                     warned = true;
-                    LOG.warnf("Job %s: could not change the visibility of the copy whose ending waits for the ledger (%s)",
-                            ending.jobId(), e.getClass().getSimpleName());
+                    LOG.warnf("Job %s: could not change the visibility of the copy that waits for the ledger (%s)", jobId,
+                            e.getClass().getSimpleName());
                 }
             }
         }
     }
 
-    /** Keeps hidden, for another visibility timeout, every copy whose ending still waits: once per probe. */
+    /** Keeps hidden, for another visibility timeout, every copy whose start or ending still waits: once per probe. */
     private void keepUnwrittenHidden() {
-        unwritten.forEach(Unwritten::keepHidden);
+        unwritten.forEach(u -> u.copy().keepHidden());
+        unsettled.forEach(u -> u.copy().keepHidden());
     }
 
     /** When the ledger went quiet, if it is. */
@@ -226,8 +238,9 @@ public class LedgerGate {
     }
 
     private void settle() {
-        for (Iterator<LedgerRecord> it = unsettled.iterator(); it.hasNext(); ) {
-            LedgerRecord intended = it.next();
+        for (Iterator<Unsettled> it = unsettled.iterator(); it.hasNext(); ) {
+            Unsettled waiting = it.next();
+            LedgerRecord intended = waiting.start();
             Optional<LedgerRecord> stored = ledger.findOwn(JobKey.of(intended));
             boolean landed = stored.map(r -> r.state() == JobState.ACTIVE && r.attempt() == intended.attempt()
                     && worker.equals(r.leaseOwner()) && r.generation() == intended.generation()).orElse(false);
@@ -242,10 +255,11 @@ public class LedgerGate {
                 }
             }
             it.remove();
+            waiting.copy().show();
         }
         for (Iterator<Unwritten> it = unwritten.iterator(); it.hasNext(); ) {
             Unwritten held = it.next();
-            LedgerRecord intended = held.ending;
+            LedgerRecord intended = held.ending();
             Optional<LedgerRecord> stored = ledger.findOwn(JobKey.of(intended));
             if (stored.isPresent() && Ownership.stillRunning(stored.get(), intended, worker)) {
                 try {
@@ -257,7 +271,7 @@ public class LedgerGate {
                 }
             }
             it.remove();
-            held.show();
+            held.copy().show();
         }
     }
 }

@@ -15,6 +15,7 @@ final class Running {
     final ReentrantLock lock = new ReentrantLock();
     private LedgerRecord record;
     private Instant extendedAt;
+    private Instant hiddenAt;
     private volatile Instant deadline;
     private boolean finished;
     private volatile boolean takenOver;
@@ -23,6 +24,7 @@ final class Running {
         this.message = message;
         this.record = record;
         this.extendedAt = startedAt;
+        this.hiddenAt = startedAt;
         this.deadline = deadline;
     }
 
@@ -52,6 +54,15 @@ final class Running {
 
     void extendedAt(Instant t) {
         this.extendedAt = t;
+    }
+
+    /** When this worker last hid the copy again (or took it). */
+    Instant hiddenAt() {
+        return hiddenAt;
+    }
+
+    void hiddenAt(Instant t) {
+        this.hiddenAt = t;
     }
 
     boolean finished() {

@@ -237,4 +237,78 @@ class HeartbeatRenewalTest {
         assertEquals(T0.plusSeconds(102), flapping.find(io.poisonguard.ledger.JobKey.of("t", "job-1")).orElseThrow().leaseUntil(),
                 "the next beat renews the lease");
     }
+
+    /** SQS accepting every visibility change, counting them. */
+    static final class CountingQueue extends QueueStub {
+        final AtomicInteger hidden = new AtomicInteger();
+
+        @Override
+        public void changeVisibility(InboundMessage message, Duration delay) {
+            hidden.incrementAndGet();
+        }
+    }
+
+    /**
+     * The lease and the copy's visibility were renewed together, the visibility only after the lease's write. When this
+     * worker's ledger did not answer for longer than a visibility timeout, the copy showed again with its lease run out:
+     * another worker charged the job a crash and ran it beside the handler still running here. The copy is now kept hidden
+     * (once an interval, not every tick) while the lease cannot be written, and the lease is renewed once the ledger answers.
+     */
+    @Test
+    void aRenewalTheLedgerDoesNotAnswerStillKeepsTheCopyHiddenOnceAnInterval() {
+        TakenOverAttemptTest.DownLedger down = new TakenOverAttemptTest.DownLedger();
+        CountingQueue counting = new CountingQueue();
+        Heartbeat beating = new Heartbeat(counting, down, clock, Configs.defaults()
+                .set("poison-guard.consumer.visibility-timeout", "60s").set("poison-guard.consumer.heartbeat-interval", "20s").build(),
+                "w1", Runnable::run);
+        LedgerRecord started = down.write(LedgerRecord.fresh("job-1", "t", "permit-report", 1, T0).withAttempt(1).moveTo(JobState.ACTIVE, T0)
+                .withEntry(AttemptEntry.started(1, 1, T0, "w1"), 10).withLease("w1", T0.plusSeconds(60)));
+        beating.register(message, started, T0.plusSeconds(300));
+        down.down = true;
+
+        clock.now = T0.plusSeconds(21);
+        beating.beat();
+        assertEquals(1, counting.hidden.get(), "the copy is hidden again though the lease was not written");
+        clock.now = T0.plusSeconds(26);
+        beating.beat();
+        assertEquals(1, counting.hidden.get(), "not again within the interval (the lease is tried again)");
+        clock.now = T0.plusSeconds(42);
+        beating.beat();
+        assertEquals(2, counting.hidden.get(), "and again an interval later");
+
+        down.down = false;
+        clock.now = T0.plusSeconds(47);
+        beating.beat();
+        assertEquals(T0.plusSeconds(107), down.find(io.poisonguard.ledger.JobKey.of("t", "job-1")).orElseThrow().leaseUntil(),
+                "the lease is renewed once the ledger answers");
+    }
+
+    /**
+     * The beats ran on a scheduled executor, whose task ends for good at the first throwable: one error in one beat (a
+     * renewal thread that could not be started, out of memory) ended every renewal of the process, and every attempt
+     * longer than a visibility timeout was then taken for a crash and run again elsewhere. The beats go on now.
+     */
+    @Test
+    void anErrorInOneBeatDoesNotEndTheRenewals() {
+        AtomicInteger tasks = new AtomicInteger();
+        java.util.concurrent.Executor failingOnce = task -> {
+            if (tasks.getAndIncrement() == 0) {
+                throw new OutOfMemoryError("unable to create native thread (simulated)");
+            }
+            task.run();
+        };
+        Heartbeat beating = new Heartbeat(new QueueStub(), ledger, clock, Configs.defaults()
+                .set("poison-guard.consumer.visibility-timeout", "60s").set("poison-guard.consumer.heartbeat-interval", "400ms").build(),
+                "w1", failingOnce);
+        beating.register(message, started(), T0.plusSeconds(300));
+        clock.now = T0.plusSeconds(1);
+        int before = ledger.writes.get();
+        beating.start();
+        try {
+            org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(10)).until(() -> ledger.writes.get() > before);
+        } finally {
+            beating.stop();
+        }
+        assertEquals(2, tasks.get(), "the renewal after the failed one ran");
+    }
 }

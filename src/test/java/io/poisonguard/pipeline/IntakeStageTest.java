@@ -351,4 +351,64 @@ class IntakeStageTest {
         assertTrue(gate.downSince().isPresent(), "the ledger gate is closed");
         assertEquals(java.util.List.of(config.consumer().visibilityTimeout()), source.changes, "the copy is hidden for one visibility timeout");
     }
+
+    /**
+     * A first copy's start write that landed but whose answer was lost leaves the attempt ACTIVE under this worker's lease,
+     * its handler never run; the gate releases it (uncounted) once the ledger answers. Its copy was hidden once, for a
+     * visibility timeout: an outage of this worker's ledger longer than that showed it to another worker, which found the
+     * lease run out, charged the job a crash and ran it. The copy is now kept hidden at every failed probe, as an ending's is,
+     * and shown once the start is settled.
+     */
+    @Test
+    void aStartThatLandedUnansweredKeepsItsCopyHiddenWhileTheLedgerStaysDown() {
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
+        clock.now = Instant.now().truncatedTo(ChronoUnit.MILLIS);
+        source.hands = clock;
+        DynamoLedgerStore real = new DynamoLedgerStore(dynamo.client(), dynamo.names().ledgerTable(), clock);
+        java.util.concurrent.atomic.AtomicBoolean down = new java.util.concurrent.atomic.AtomicBoolean();
+        java.util.concurrent.atomic.AtomicBoolean wentDown = new java.util.concurrent.atomic.AtomicBoolean();
+        LedgerStore landsThenGoesDown = new LedgerStore() {
+            @Override
+            public Optional<LedgerRecord> find(JobKey key) {
+                if (down.get()) {
+                    throw new StoreUnavailable("the ledger", false, new java.net.SocketTimeoutException("read timed out"));
+                }
+                return real.find(key);
+            }
+
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                if (down.get()) {
+                    throw new StoreUnavailable("the ledger", true, new java.net.SocketTimeoutException("read timed out"));
+                }
+                LedgerRecord written = real.write(next);
+                if (!wentDown.getAndSet(true)) {
+                    // The first write, the start, lands; its answer is lost as the ledger goes quiet.
+                    down.set(true);
+                    throw new StoreUnavailable("the ledger", true, new java.net.SocketTimeoutException("read timed out"));
+                }
+                return written;
+            }
+        };
+        LedgerGate gate = new LedgerGate(landsThenGoesDown, decisions, clock, metrics, "worker-1", config);
+        IntakeStage intake = intake(landsThenGoesDown, clock, gate);
+        String job = "unsettled-" + clock.now.toEpochMilli();
+
+        assertTrue(intake.admit(copy(job, "m-1", 1, clock.now)).isEmpty(), "nothing runs while the ledger does not answer");
+        // An outage of two visibility timeouts, probed all along.
+        long probes = config.consumer().visibilityTimeout().multipliedBy(2).dividedBy(gate.probeInterval()) + 1;
+        for (int probe = 1; probe <= probes; probe++) {
+            clock.now = clock.now.plus(gate.probeInterval());
+            assertFalse(gate.open(), "the ledger still does not answer");
+            assertTrue(source.hiddenUntil().isAfter(clock.now.plus(gate.probeInterval())),
+                    "after failed probe " + probe + " the copy is hidden past the next probe, until " + source.hiddenUntil()
+                            + " (now " + clock.now + ")");
+        }
+
+        down.set(false);
+        clock.now = clock.now.plus(gate.probeInterval());
+        assertTrue(gate.open(), "the ledger answers again");
+        assertEquals(JobState.RETRY_WAIT, real.findOwn(JobKey.of("acme", job)).orElseThrow().state(), "the start released uncounted");
+        assertEquals(Duration.ZERO, source.changes.getLast(), "and its copy shown at once, to run");
+    }
 }

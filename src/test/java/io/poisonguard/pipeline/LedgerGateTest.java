@@ -30,6 +30,11 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class LedgerGateTest {
     private final PoisonGuardConfig config = Configs.defaults().build();
 
+    private static io.poisonguard.admission.InboundMessage copy(String jobId) {
+        java.time.Instant at = java.time.Instant.parse("2026-12-01T10:00:00Z");
+        return new io.poisonguard.admission.InboundMessage("m-" + jobId, "rh-" + jobId, "{}", java.util.Map.of(), at, 1, at);
+    }
+
     @Test
     void aProbeFailingWithAnErrorTheStoreDoesNotTranslateKeepsTheGateClosedAndProbesAgainLater() {
         HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
@@ -81,7 +86,7 @@ class LedgerGateTest {
                     // While the probe's thread settles job-1, another thread's start write goes unanswered (the ledger
                     // flaps): it reports the outage, which is already on, and leaves its start to be settled.
                     gate[0].unavailable(new StoreUnavailable("the ledger", true, new SocketTimeoutException("read timed out")));
-                    gate[0].unsettled(landed);
+                    gate[0].unsettled(landed, copy("job-2"), new HeartbeatRenewalTest.QueueStub(), java.time.Duration.ofSeconds(60));
                 }
                 return ledger.find(key);
             }
@@ -93,7 +98,7 @@ class LedgerGateTest {
         };
         gate[0] = new LedgerGate(flapping, new Decisions(Settings.policy(config)), clock, new Metrics(new SimpleMeterRegistry()), "worker-1", config);
         gate[0].unavailable(new StoreUnavailable("the ledger", true, new SocketTimeoutException("read timed out")));
-        gate[0].unsettled(earlier);
+        gate[0].unsettled(earlier, copy("job-1"), new HeartbeatRenewalTest.QueueStub(), java.time.Duration.ofSeconds(60));
 
         clock.now = clock.now.plus(gate[0].probeInterval());
         for (int probe = 0; probe < 3 && !gate[0].open(); probe++) {
