@@ -334,8 +334,10 @@ public class OpsResource {
         BulkRequest selection = new BulkRequest(inScope(request.tenant()), failureClass(request.failureClass()),
                 Optional.ofNullable(request.jobType()), limit, io.poisonguard.failure.Scrubber.secrets(request.reason(), 500));
         if (!Boolean.FALSE.equals(request.dryRun())) {
-            List<Map<String, Object>> plan = bulk.plan(selection).stream().map(o -> body(o, true)).toList();
-            return Response.ok(Map.of("dryRun", true, "jobs", plan)).build();
+            io.poisonguard.replay.BulkReplays.Plan plan = bulk.plan(selection);
+            // complete: false when the selection stopped at its read bound before the listing's end (a later batch takes the rest).
+            return Response.ok(Map.of("dryRun", true, "jobs", plan.jobs().stream().map(o -> body(o, true)).toList(),
+                    "complete", plan.complete())).build();
         }
         requireOperator();
         requireReason(request.reason());

@@ -40,6 +40,13 @@ import java.util.TreeMap;
 @Produces(MediaType.APPLICATION_JSON)
 public class OverviewResource {
     static final int MAX_RECORDS = 2_000;
+    /**
+     * The most listing pages one overview reads beyond one for each of the token's tenants, each bounded by
+     * {@code ops-api.listing-read-budget}: records no longer
+     * waiting (replayed, resolved, kept until their expiry) match nothing here, and without this bound a table full of
+     * them was read whole for one request.
+     */
+    static final int MAX_PAGES = 10;
     /** The group of the jobs that named no valid tenant: no tenant can be named so. */
     static final String NO_TENANT = "(no tenant)";
 
@@ -83,14 +90,22 @@ public class OverviewResource {
         List<QuarantineRecord> waiting = new ArrayList<>();
         boolean complete = true;
         List<Optional<String>> tenants = scope.everyTenant() ? List.of(Optional.empty()) : scope.tenants().stream().sorted().map(Optional::of).toList();
+        int pages = 0;
+        // Every tenant of the token gets its first page; MAX_PAGES more are shared.
+        int budget = MAX_PAGES + tenants.size();
         for (Optional<String> tenant : tenants) {
+            if (pages >= budget || waiting.size() >= MAX_RECORDS) {
+                complete = false;
+                break;
+            }
             Optional<String> cursor = Optional.empty();
             do {
                 QuarantinePage page = quarantine.list(new QuarantineQuery(Optional.empty(), tenant, Optional.empty(),
                         Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), 500, cursor), now);
                 waiting.addAll(page.items());
                 cursor = Optional.ofNullable(page.nextCursor());
-            } while (cursor.isPresent() && waiting.size() < MAX_RECORDS);
+                pages++;
+            } while (cursor.isPresent() && waiting.size() < MAX_RECORDS && pages < budget);
             complete &= cursor.isEmpty();
         }
         Map<String, Group> byClass = new TreeMap<>();

@@ -71,9 +71,26 @@ public class BulkReplays {
         this.settings = config.replay();
     }
 
+    /**
+     * The most pages of the quarantine listing one selection reads, each bounded by {@code ops-api.listing-read-budget}: a
+     * selection that few records match (a job type none has) would otherwise read the class's whole index, every
+     * tenant's records of it, for one request, and the dry run is open to any viewer.
+     */
+    static final int SELECT_PAGES = 10;
+
+    /** A dry run's answer: each selected job with what a replay would do to it now, and whether the listing was read to its end. */
+    public record Plan(List<ActionOutcome> jobs, boolean complete) {
+    }
+
+    /** The jobs a batch selects, and whether the listing was read to its end (else it stopped at {@link #SELECT_PAGES}). */
+    private record Selection(List<QuarantineRecord> records, boolean complete) {
+    }
+
     /** The dry run: each selected job with what a replay would do to it now. */
-    public List<ActionOutcome> plan(BulkRequest request) {
-        return select(request).stream().map(r -> actions.dryRun(JobKey.of(r.tenant(), r.jobId()))).toList();
+    public Plan plan(BulkRequest request) {
+        Selection selection = select(request);
+        return new Plan(selection.records().stream().map(r -> actions.dryRun(JobKey.of(r.tenant(), r.jobId()))).toList(),
+                selection.complete());
     }
 
     /** The batch as this instance runs it, else as it was last kept by whichever instance ran it. */
@@ -91,20 +108,24 @@ public class BulkReplays {
     }
 
     public BulkReplay start(BulkRequest request, String actor) {
-        List<JobKey> jobIds = select(request).stream().map(r -> JobKey.of(r.tenant(), r.jobId()))
+        Selection selection = select(request);
+        List<JobKey> jobIds = selection.records().stream().map(r -> JobKey.of(r.tenant(), r.jobId()))
                 .filter(k -> actions.dryRun(k) instanceof ActionOutcome.WouldReplay).toList();
+        String partly = selection.complete() ? "" : "; the selection stopped after " + SELECT_PAGES
+                + " pages of the listing (ops-api.listing-read-budget each): another batch takes the rest";
         String id = UUID.randomUUID().toString();
         Instant now = clock.instant();
         if (jobIds.isEmpty()) {
             BulkReplay none = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), 0,
                     BulkReplay.Status.NOTHING_TO_REPLAY, null, null, List.of(), now, now, now,
-                    "no job in the selection can be replayed now (see the dry run)", 0, 0);
+                    "no job in the selection can be replayed now (see the dry run)" + partly, 0, 0);
             store.put(none);
             audited(none);
             return none;
         }
         BulkReplay started = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), jobIds.size(),
-                BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected", 0, 0);
+                BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected" + partly,
+                0, 0);
         store.put(started);
         running.put(id, started);
         Thread.ofVirtual().name("bulk-replay-" + id).start(() -> {
@@ -246,17 +267,22 @@ public class BulkReplays {
         LOG.infof("Bulk replay %s by %s: %s (%s)", done.id(), done.actor(), done.status(), done.detail());
     }
 
-    /** The batch's jobs: pages of the listing, followed until the cap or the end (each page reads a bounded number). */
-    private List<QuarantineRecord> select(BulkRequest request) {
+    /**
+     * The batch's jobs: pages of the listing, followed until the cap, the end, or {@link #SELECT_PAGES} pages (each page
+     * reads a bounded number of records).
+     */
+    private Selection select(BulkRequest request) {
         int limit = Math.min(request.limit(), settings.maxBatch());
         List<QuarantineRecord> out = new ArrayList<>();
         Optional<String> cursor = Optional.empty();
+        int pages = 0;
         do {
             QuarantinePage page = quarantine.list(new QuarantineQuery(Optional.of(request.failureClass()), Optional.of(request.tenant()),
                     request.jobType(), Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), limit - out.size(), cursor), clock.instant());
             out.addAll(page.items());
             cursor = Optional.ofNullable(page.nextCursor());
-        } while (cursor.isPresent() && out.size() < limit);
-        return out;
+            pages++;
+        } while (cursor.isPresent() && out.size() < limit && pages < SELECT_PAGES);
+        return new Selection(out, cursor.isEmpty() || out.size() >= limit);
     }
 }

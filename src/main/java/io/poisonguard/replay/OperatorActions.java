@@ -534,8 +534,18 @@ public class OperatorActions {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId);
         } else {
             Kept kept = kept(key);
+            JobState state = current.get().state();
             if (kept.payload().isPresent()) {
                 outcome = new ActionOutcome.Payload(jobId, kept.payload().get().body(), kept.payload().get().attributes());
+            } else if (kept.unreadable() != null && !holdsPayload(state)) {
+                outcome = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
+            } else if (state == JobState.UNRECOVERABLE) {
+                outcome = new ActionOutcome.Unrecoverable(jobId, "its payload was concluded gone");
+            } else if (!holdsPayload(state)) {
+                // Nothing of a job in any other state is kept: a scan of the whole dead-letter queue, under the process's one scan
+                // lock and hiding every copy meanwhile, would only find nothing (and stall every tenant's replays behind it).
+                outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + state
+                        + ": a payload is kept only while a job is quarantined or its replay is under way");
             } else {
                 ArchiveScan scan = archive.find(key);
                 List<ArchivedMessage> copies = scan.copies();
@@ -554,6 +564,11 @@ public class OperatorActions {
         record(key, AuditAction.VIEW_PAYLOAD, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
                 current.map(LedgerRecord::attempt).orElse(null));
         return outcome;
+    }
+
+    /** The states in which a job's payload is kept (the vault, a dead-letter copy) for a view to find. */
+    private static boolean holdsPayload(JobState state) {
+        return state == JobState.QUARANTINED || state == JobState.REPLAYING;
     }
 
     private static ActionOutcome notFoundYet(String jobId) {

@@ -323,7 +323,8 @@ function bulk() {
     const r = await api('POST', '/ops/replays', { ...selection(), dryRun: true });
     if (!r.ok) { say(problem(r), 'error'); return; }
     const would = r.json.jobs.filter((j) => j.outcome === 'WOULD_REPLAY').length;
-    out.replaceChildren(el('p', {}, `${r.json.jobs.length} jobs selected, ${would} would replay. The first goes alone (the canary); the rest follow only if it succeeds.`),
+    const partly = r.json.complete === false ? ' The selection stopped at its read bound before the end of the listing: another batch takes the rest.' : '';
+    out.replaceChildren(el('p', {}, `${r.json.jobs.length} jobs selected, ${would} would replay. The first goes alone (the canary); the rest follow only if it succeeds.${partly}`),
       table(['job', 'would'], r.json.jobs.map((j) => [j.jobId, j.outcome])),
       confirmed('Replay these', 'bulk-go', [], async () => {
         const x = await api('POST', '/ops/replays', { ...selection(), dryRun: false });

@@ -603,6 +603,26 @@ class ReplayFlowTest extends FlowTest {
                 .body("record.status", equalTo("UNRECOVERABLE")).body("ledgerState", equalTo("UNRECOVERABLE"));
     }
 
+    /**
+     * A payload is kept only for a quarantined job (or one whose replay is under way). A view of any other job, one that
+     * succeeded say, found no vault entry and scanned the whole dead-letter queue twice under the process's one scan lock,
+     * hiding every copy meanwhile, to answer 410: a payload reader scoped to one tenant could stall every tenant's
+     * replays. It is refused at once now, naming the job's state, and audited.
+     */
+    @Test
+    void aPayloadViewOfAJobThatWasNeverQuarantinedIsRefusedWithoutScanningTheDeadLetterQueue() {
+        tenant("t-ok", "ACTIVE", "permit-report");
+        queues.send(Queues.permitV3("P-r-ok"), Queues.permitAttributes("r-ok", "t-ok", 3));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("r-ok") == JobState.SUCCEEDED);
+
+        String reader = Tokens.of("pat", "payload-reader");
+        given().auth().oauth2(reader).contentType(ContentType.JSON).body(Map.of("reason", "ticket 77"))
+                .post("/ops/quarantine/r-ok/payload?tenant=t-ok").then().statusCode(409)
+                .body("detail", containsString("SUCCEEDED"));
+        assertTrue(audit.forJob("r-ok", 10).stream().anyMatch(e -> e.action().name().equals("VIEW_PAYLOAD")
+                && "REFUSED_NOT_QUARANTINED".equals(e.outcome()) && "pat".equals(e.actor())), "the refused view is audited");
+    }
+
     @Test
     void rolesGovernTheApiAndThePayloadPathIsAudited() {
         tenant("t-auth", "ACTIVE", "permit-report");
@@ -651,7 +671,8 @@ class ReplayFlowTest extends FlowTest {
         Map<String, Object> selection = Map.of("failureClass", "PERMANENT", "tenant", "t-bulk", "limit", 50, "reason", "release-27 reader");
 
         given().auth().oauth2(viewer).contentType(ContentType.JSON).body(selection).post("/ops/replays").then().statusCode(200)
-                .body("dryRun", equalTo(true)).body("jobs.size()", equalTo(20)).body("jobs.outcome", org.hamcrest.Matchers.everyItem(equalTo("WOULD_REPLAY")));
+                .body("dryRun", equalTo(true)).body("jobs.size()", equalTo(20)).body("jobs.outcome", org.hamcrest.Matchers.everyItem(equalTo("WOULD_REPLAY")))
+                .body("complete", equalTo(true));
 
         Map<String, Object> execute = new java.util.HashMap<>(selection);
         execute.put("dryRun", false);
