@@ -107,7 +107,8 @@ public class OpsResource {
     }
 
     /** Body of a bulk replay request. */
-    public record BulkReplayRequest(String failureClass, String tenant, String jobType, Integer limit, String reason, Boolean dryRun) {
+    public record BulkReplayRequest(String failureClass, String tenant, String jobType, Integer limit, String reason, Boolean dryRun,
+                                    String after) {
     }
 
     /** Body of a tenant change. */
@@ -331,17 +332,38 @@ public class OpsResource {
         if (request.tenant() == null || request.failureClass() == null) {
             throw Problem.badRequest("a bulk replay names one tenant and one failureClass: its canary answers for exactly those");
         }
+        if (request.after() != null && (request.after().isEmpty() || request.after().length() > 2048)) {
+            throw Problem.badRequest("after is not a cursor of this listing");
+        }
         BulkRequest selection = new BulkRequest(inScope(request.tenant()), failureClass(request.failureClass()),
-                Optional.ofNullable(request.jobType()), limit, io.poisonguard.failure.Scrubber.secrets(request.reason(), 500));
+                Optional.ofNullable(request.jobType()), limit, io.poisonguard.failure.Scrubber.secrets(request.reason(), 500),
+                Optional.ofNullable(request.after()));
         if (!Boolean.FALSE.equals(request.dryRun())) {
-            io.poisonguard.replay.BulkReplays.Plan plan = bulk.plan(selection);
-            // complete: false when the selection stopped at its read bound before the listing's end (a later batch takes the rest).
-            return Response.ok(Map.of("dryRun", true, "jobs", plan.jobs().stream().map(o -> body(o, true)).toList(),
-                    "complete", plan.complete())).build();
+            io.poisonguard.replay.BulkReplays.Plan plan;
+            try {
+                plan = bulk.plan(selection);
+            } catch (IllegalArgumentException e) {
+                throw Problem.badRequest("after is not a cursor of this listing");
+            }
+            // complete: false when the listing goes on past this selection (its read bound, or the limit): a batch given
+            // "after": next takes the jobs past these.
+            Map<String, Object> answer = new java.util.LinkedHashMap<>();
+            answer.put("dryRun", true);
+            answer.put("jobs", plan.jobs().stream().map(o -> body(o, true)).toList());
+            answer.put("complete", plan.complete());
+            if (plan.next() != null) {
+                answer.put("next", plan.next());
+            }
+            return Response.ok(answer).build();
         }
         requireOperator();
         requireReason(request.reason());
-        BulkReplay batch = bulk.start(selection, actor());
+        BulkReplay batch;
+        try {
+            batch = bulk.start(selection, actor());
+        } catch (IllegalArgumentException e) {
+            throw Problem.badRequest("after is not a cursor of this listing");
+        }
         return Response.status(batch.status() == BulkReplay.Status.NOTHING_TO_REPLAY ? 200 : 202).entity(batch).build();
     }
 

@@ -71,6 +71,41 @@ public class OverviewResource {
         this.clock = clock;
     }
 
+    /** The waiting records read for an overview, and whether they are all of them. */
+    record Waiting(List<QuarantineRecord> records, boolean complete) {
+    }
+
+    /**
+     * The waiting records of {@code tenants} (one empty member: every tenant's), at most {@link #MAX_RECORDS} of them and
+     * at most one listing page per tenant plus {@link #MAX_PAGES}: every tenant is owed its first page, and the rest are
+     * shared in the tenants' order.
+     */
+    static Waiting waiting(QuarantineStore quarantine, List<Optional<String>> tenants, Instant now) {
+        List<QuarantineRecord> waiting = new ArrayList<>();
+        boolean complete = true;
+        int pages = 0;
+        int budget = MAX_PAGES + tenants.size();
+        for (int t = 0; t < tenants.size(); t++) {
+            Optional<String> tenant = tenants.get(t);
+            // What this tenant may read: the budget less the first page each tenant after it is owed.
+            int until = budget - (tenants.size() - 1 - t);
+            if (waiting.size() >= MAX_RECORDS) {
+                complete = false;
+                break;
+            }
+            Optional<String> cursor = Optional.empty();
+            do {
+                QuarantinePage page = quarantine.list(new QuarantineQuery(Optional.empty(), tenant, Optional.empty(),
+                        Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), 500, cursor), now);
+                waiting.addAll(page.items());
+                cursor = Optional.ofNullable(page.nextCursor());
+                pages++;
+            } while (cursor.isPresent() && waiting.size() < MAX_RECORDS && pages < until);
+            complete &= cursor.isEmpty();
+        }
+        return new Waiting(waiting, complete);
+    }
+
     /** Count and oldest age of one group. */
     public record Group(int count, long oldestAgeSeconds) {
         Group add(long ageSeconds) {
@@ -87,27 +122,10 @@ public class OverviewResource {
     public Map<String, Object> overview() {
         Instant now = clock.instant();
         TenantScope scope = TenantScope.of(identity);
-        List<QuarantineRecord> waiting = new ArrayList<>();
-        boolean complete = true;
         List<Optional<String>> tenants = scope.everyTenant() ? List.of(Optional.empty()) : scope.tenants().stream().sorted().map(Optional::of).toList();
-        int pages = 0;
-        // Every tenant of the token gets its first page; MAX_PAGES more are shared.
-        int budget = MAX_PAGES + tenants.size();
-        for (Optional<String> tenant : tenants) {
-            if (pages >= budget || waiting.size() >= MAX_RECORDS) {
-                complete = false;
-                break;
-            }
-            Optional<String> cursor = Optional.empty();
-            do {
-                QuarantinePage page = quarantine.list(new QuarantineQuery(Optional.empty(), tenant, Optional.empty(),
-                        Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), 500, cursor), now);
-                waiting.addAll(page.items());
-                cursor = Optional.ofNullable(page.nextCursor());
-                pages++;
-            } while (cursor.isPresent() && waiting.size() < MAX_RECORDS && pages < budget);
-            complete &= cursor.isEmpty();
-        }
+        Waiting read = waiting(quarantine, tenants, now);
+        List<QuarantineRecord> waiting = read.records();
+        boolean complete = read.complete();
         Map<String, Group> byClass = new TreeMap<>();
         Map<String, Group> byTenant = new TreeMap<>();
         Map<String, Group> byOwner = new TreeMap<>();

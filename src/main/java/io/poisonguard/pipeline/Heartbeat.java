@@ -135,7 +135,10 @@ public class Heartbeat {
                 r.extendedAt(now);
                 leased = true;
             } catch (LedgerConflict conflict) {
-                afterConflict(r);
+                if (afterConflict(r) && Duration.between(r.hiddenAt(), now).compareTo(interval) >= 0) {
+                    // Still this attempt's (or not known otherwise: the read did not answer): its copy stays hidden meanwhile.
+                    hide(r, now, false);
+                }
                 return;
             } catch (RuntimeException e) {
                 // The lease is tried again at the next beat. Meanwhile the copy stays hidden: with the lease run out, a copy
@@ -147,41 +150,47 @@ public class Heartbeat {
                     return;
                 }
             }
-            try {
-                source.changeVisibility(r.message, visibility);
-                r.hiddenAt(now);
-            } catch (RuntimeException e) {
-                // The receipt may be stale (the copy was received again elsewhere) or SQS may be unreachable: the
-                // ledger lease still says this attempt runs, so a second copy waits instead of running beside it.
-                LOG.warnf("Job %s: visibility extension failed (%s)%s", r.record().jobId(), e.getClass().getSimpleName(),
-                        leased ? "; the ledger lease was renewed" : "");
-            }
+            hide(r, now, leased);
         } finally {
             r.lock.unlock();
+        }
+    }
+
+    /** Hides the attempt's copy for another visibility timeout; called under its lock. */
+    private void hide(Running r, Instant now, boolean leased) {
+        try {
+            source.changeVisibility(r.message, visibility);
+            r.hiddenAt(now);
+        } catch (RuntimeException e) {
+            // The receipt may be stale (the copy was received again elsewhere) or SQS may be unreachable: the
+            // ledger lease still says this attempt runs, so a second copy waits instead of running beside it.
+            LOG.warnf("Job %s: visibility extension failed (%s)%s", r.record().jobId(), e.getClass().getSimpleName(),
+                    leased ? "; the ledger lease was renewed" : "");
         }
     }
 
     /**
      * After a renewal's conflict: an earlier renewal may have landed without an answer, and then the record is still
      * ours (taken up, and renewed on the next beat). Only a record that says otherwise ends the renewals; a read that
-     * fails says nothing, and the next beat tries again.
+     * fails says nothing, and the next beat tries again. Returns whether the job may still be this attempt's.
      */
-    private void afterConflict(Running r) {
+    private boolean afterConflict(Running r) {
         java.util.Optional<LedgerRecord> stored;
         try {
             stored = ledger.findOwn(io.poisonguard.ledger.JobKey.of(r.record()));
         } catch (RuntimeException e) {
             LOG.warnf("Job %s: lease renewal conflicted and the ledger could not be read (%s); will retry", r.record().jobId(),
                     e.getClass().getSimpleName());
-            return;
+            return true;
         }
         if (stored.isPresent() && Ownership.stillRunning(stored.get(), r.record(), worker)) {
             r.record(stored.get());
-            return;
+            return true;
         }
         running.remove(r);
         r.takenOver(true);
         LOG.warnf("Job %s: lease was taken over while attempt %d still runs", r.record().jobId(), r.record().attempt());
+        return false;
     }
 
     /** Whether an attempt may still act as its job's: see {@link #standing}. */

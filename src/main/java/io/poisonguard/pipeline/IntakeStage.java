@@ -331,11 +331,11 @@ public class IntakeStage {
             metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
             return Optional.empty();
         }
-        ledgerGate.unavailable(down);
         if (starting != null && down.outcomeUnknown()) {
-            // Its start may have landed: the copy stays hidden until the gate has settled it (LedgerGate#unsettled).
-            ledgerGate.unsettled(starting, m, source, visibility);
+            // Its start may have landed: the copy stays hidden until the gate has settled it.
+            ledgerGate.startUnanswered(down, starting, m, source, visibility);
         } else {
+            ledgerGate.unavailable(down);
             source.changeVisibility(m, visibility);
         }
         metrics.outcome(Outcome.LEDGER_UNAVAILABLE, null);

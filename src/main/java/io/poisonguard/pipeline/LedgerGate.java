@@ -84,10 +84,16 @@ public class LedgerGate {
      * ending's is (shown meanwhile, a worker whose ledger answers would find the landed start's lease run out and charge
      * the job a crash for an attempt that never ran), then shown at once.
      */
-    void unsettled(LedgerRecord intendedStart, InboundMessage copy, SourceQueue source, Duration visibility) {
+    void startUnanswered(StoreUnavailable e, LedgerRecord intendedStart, InboundMessage copy, SourceQueue source, Duration visibility) {
         HeldCopy held = new HeldCopy(intendedStart.jobId(), copy, source, visibility);
-        unsettled.add(new Unsettled(intendedStart, held));
+        // Hidden first: a probe that settles the start at once must find the copy hidden already, or its showing would be
+        // undone. Then the outage and the start in one step: a probe that read the failures between the two would find
+        // nothing to settle and open the gate, leaving the start ACTIVE to run out into a crash.
         held.keepHidden();
+        synchronized (this) {
+            unavailable(e);
+            unsettled.add(new Unsettled(intendedStart, held));
+        }
     }
 
     private record Unsettled(LedgerRecord start, HeldCopy copy) {

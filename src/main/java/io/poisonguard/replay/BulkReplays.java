@@ -43,6 +43,8 @@ public class BulkReplays {
     /** A step's detail is cut to this in the kept state (the audit entry of the job has it whole). */
     private static final int DETAIL_CHARS = 200;
 
+    /** What the final detail of a running batch whose selection did not reach the listing's end says of it, by batch id. */
+    private final java.util.Map<String, String> partlyOf = new java.util.concurrent.ConcurrentHashMap<>();
     private final OperatorActions actions;
     private final QuarantineStore quarantine;
     private final LedgerStore ledger;
@@ -78,19 +80,31 @@ public class BulkReplays {
      */
     static final int SELECT_PAGES = 10;
 
-    /** A dry run's answer: each selected job with what a replay would do to it now, and whether the listing was read to its end. */
-    public record Plan(List<ActionOutcome> jobs, boolean complete) {
+    /**
+     * A dry run's answer: each selected job with what a replay would do to it now, and where the listing goes on ({@code next},
+     * null once it was read to its end): a later batch given it as {@code after} takes the jobs past this one's.
+     */
+    public record Plan(List<ActionOutcome> jobs, String next) {
+        public boolean complete() {
+            return next == null;
+        }
     }
 
-    /** The jobs a batch selects, and whether the listing was read to its end (else it stopped at {@link #SELECT_PAGES}). */
-    private record Selection(List<QuarantineRecord> records, boolean complete) {
+    /** The jobs a batch selects, and the listing's cursor past them (null: read to its end). */
+    private record Selection(List<QuarantineRecord> records, String next) {
     }
 
     /** The dry run: each selected job with what a replay would do to it now. */
     public Plan plan(BulkRequest request) {
         Selection selection = select(request);
         return new Plan(selection.records().stream().map(r -> actions.dryRun(JobKey.of(r.tenant(), r.jobId()))).toList(),
-                selection.complete());
+                selection.next());
+    }
+
+    /** What a batch's detail says of a selection that did not reach the listing's end: where the next batch goes on. */
+    private static String partly(Selection selection) {
+        return selection.next() == null ? "" : "; the listing goes on past this selection: a batch given \"after\": \""
+                + selection.next() + "\" takes the jobs after these";
     }
 
     /** The batch as this instance runs it, else as it was last kept by whichever instance ran it. */
@@ -111,8 +125,7 @@ public class BulkReplays {
         Selection selection = select(request);
         List<JobKey> jobIds = selection.records().stream().map(r -> JobKey.of(r.tenant(), r.jobId()))
                 .filter(k -> actions.dryRun(k) instanceof ActionOutcome.WouldReplay).toList();
-        String partly = selection.complete() ? "" : "; the selection stopped after " + SELECT_PAGES
-                + " pages of the listing (ops-api.listing-read-budget each): another batch takes the rest";
+        String partly = partly(selection);
         String id = UUID.randomUUID().toString();
         Instant now = clock.instant();
         if (jobIds.isEmpty()) {
@@ -127,6 +140,10 @@ public class BulkReplays {
                 BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected" + partly,
                 0, 0);
         store.put(started);
+        if (!partly.isEmpty()) {
+            // Said again when the batch ends, in its final detail and its audit entry, which replace the starting detail.
+            partlyOf.put(id, partly);
+        }
         running.put(id, started);
         Thread.ofVirtual().name("bulk-replay-" + id).start(() -> {
             try {
@@ -231,7 +248,8 @@ public class BulkReplays {
      * instance goes on answering with it) and audited, whatever the store did.
      */
     private void finish(BulkReplay batch, BulkReplay.Status status, String canaryOutcome, List<BulkReplay.Step> outcomes, String detail) {
-        BulkReplay done = batch.next(status, canaryOutcome, outcomes, clock.instant(), true, detail);
+        String partly = partlyOf.remove(batch.id());
+        BulkReplay done = batch.next(status, canaryOutcome, outcomes, clock.instant(), true, partly == null ? detail : detail + partly);
         if (!keep(done)) {
             unkept.put(done.id(), done);
         }
@@ -274,7 +292,7 @@ public class BulkReplays {
     private Selection select(BulkRequest request) {
         int limit = Math.min(request.limit(), settings.maxBatch());
         List<QuarantineRecord> out = new ArrayList<>();
-        Optional<String> cursor = Optional.empty();
+        Optional<String> cursor = request.after();
         int pages = 0;
         do {
             QuarantinePage page = quarantine.list(new QuarantineQuery(Optional.of(request.failureClass()), Optional.of(request.tenant()),
@@ -283,6 +301,6 @@ public class BulkReplays {
             cursor = Optional.ofNullable(page.nextCursor());
             pages++;
         } while (cursor.isPresent() && out.size() < limit && pages < SELECT_PAGES);
-        return new Selection(out, cursor.isEmpty() || out.size() >= limit);
+        return new Selection(out, cursor.orElse(null));
     }
 }

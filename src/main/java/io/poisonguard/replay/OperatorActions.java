@@ -539,9 +539,9 @@ public class OperatorActions {
                 outcome = new ActionOutcome.Payload(jobId, kept.payload().get().body(), kept.payload().get().attributes());
             } else if (kept.unreadable() != null && !holdsPayload(state)) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
-            } else if (state == JobState.UNRECOVERABLE) {
+            } else if (state == JobState.UNRECOVERABLE && !reopening(key)) {
                 outcome = new ActionOutcome.Unrecoverable(jobId, "its payload was concluded gone");
-            } else if (!holdsPayload(state)) {
+            } else if (!holdsPayload(state) && state != JobState.UNRECOVERABLE) {
                 // Nothing of a job in any other state is kept: a scan of the whole dead-letter queue, under the process's one scan
                 // lock and hiding every copy meanwhile, would only find nothing (and stall every tenant's replays behind it).
                 outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + state
@@ -564,6 +564,15 @@ public class OperatorActions {
         record(key, AuditAction.VIEW_PAYLOAD, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
                 current.map(LedgerRecord::attempt).orElse(null));
         return outcome;
+    }
+
+    /**
+     * Whether a job the ledger says is UNRECOVERABLE is being quarantined again: a copy of its payload turned up and its
+     * record, written before the ledger moves, already says QUARANTINED (and alerted that it can be replayed). With the
+     * vault off, that payload is a dead-letter copy, which the view then looks for.
+     */
+    private boolean reopening(JobKey key) {
+        return quarantine.find(key).filter(r -> r.status() == io.poisonguard.quarantine.QuarantineStatus.QUARANTINED).isPresent();
     }
 
     /** The states in which a job's payload is kept (the vault, a dead-letter copy) for a view to find. */

@@ -315,16 +315,20 @@ function bulk() {
     el('label', { for: 'b-reason' }, 'Reason'), el('input', { id: 'b-reason', size: 50 }),
     el('p', {}, el('button', { type: 'submit' }, 'Dry run')));
   const out = el('div', { 'aria-live': 'polite' });
+  // Where in the listing the selection starts: set by "Select the jobs past these", cleared by a new dry run from the form.
+  let after;
   const selection = () => ({ tenant: form.querySelector('#b-tenant').value.trim(), failureClass: form.querySelector('#b-class').value,
     jobType: form.querySelector('#b-type').value.trim() || undefined, limit: Number(form.querySelector('#b-limit').value),
-    reason: form.querySelector('#b-reason').value.trim() });
-  form.addEventListener('submit', async (e) => {
-    e.preventDefault();
+    reason: form.querySelector('#b-reason').value.trim(), after });
+  const dryRun = async () => {
     const r = await api('POST', '/ops/replays', { ...selection(), dryRun: true });
     if (!r.ok) { say(problem(r), 'error'); return; }
     const would = r.json.jobs.filter((j) => j.outcome === 'WOULD_REPLAY').length;
-    const partly = r.json.complete === false ? ' The selection stopped at its read bound before the end of the listing: another batch takes the rest.' : '';
-    out.replaceChildren(el('p', {}, `${r.json.jobs.length} jobs selected, ${would} would replay. The first goes alone (the canary); the rest follow only if it succeeds.${partly}`),
+    const next = r.json.complete === false ? r.json.next : undefined;
+    const further = next ? el('button', { type: 'button', class: 'secondary', id: 'bulk-next' }, 'Select the jobs past these') : '';
+    if (next) further.addEventListener('click', () => { after = next; dryRun(); });
+    out.replaceChildren(el('p', {}, `${r.json.jobs.length} jobs selected, ${would} would replay. The first goes alone (the canary); the rest follow only if it succeeds.`
+      + (next ? ' The listing goes on past these.' : '')), further,
       table(['job', 'would'], r.json.jobs.map((j) => [j.jobId, j.outcome])),
       confirmed('Replay these', 'bulk-go', [], async () => {
         const x = await api('POST', '/ops/replays', { ...selection(), dryRun: false });
@@ -332,6 +336,11 @@ function bulk() {
         // Its own page (which a reload or a colleague can open again) shows how it goes from here.
         location.hash = `#/bulk/${encodeURIComponent(x.json.id)}`;
       }, can('operator') && would > 0));
+  };
+  form.addEventListener('submit', (e) => {
+    e.preventDefault();
+    after = undefined;
+    dryRun();
   });
   view.replaceChildren(el('h2', {}, 'Bulk replay'), el('p', {}, 'One tenant and one failure class at a time, canary first.'), form, out);
 }

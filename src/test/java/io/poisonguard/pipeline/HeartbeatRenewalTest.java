@@ -231,6 +231,7 @@ class HeartbeatRenewalTest {
         clock.now = T0.plusSeconds(21);
         beating.beat();
         assertEquals(1, beating.inFlight(), "a renewal whose outcome could not be checked is not a lost lease");
+        assertEquals(1, queue.refused.get(), "and its copy is kept hidden meanwhile (the visibility change was tried)");
 
         clock.now = T0.plusSeconds(42);
         beating.beat();

@@ -85,8 +85,8 @@ class LedgerGateTest {
                 if (key.jobId().equals("job-1") && settlingReads.getAndIncrement() == 0) {
                     // While the probe's thread settles job-1, another thread's start write goes unanswered (the ledger
                     // flaps): it reports the outage, which is already on, and leaves its start to be settled.
-                    gate[0].unavailable(new StoreUnavailable("the ledger", true, new SocketTimeoutException("read timed out")));
-                    gate[0].unsettled(landed, copy("job-2"), new HeartbeatRenewalTest.QueueStub(), java.time.Duration.ofSeconds(60));
+                    gate[0].startUnanswered(new StoreUnavailable("the ledger", true, new SocketTimeoutException("read timed out")), landed,
+                            copy("job-2"), new HeartbeatRenewalTest.QueueStub(), java.time.Duration.ofSeconds(60));
                 }
                 return ledger.find(key);
             }
@@ -97,8 +97,8 @@ class LedgerGateTest {
             }
         };
         gate[0] = new LedgerGate(flapping, new Decisions(Settings.policy(config)), clock, new Metrics(new SimpleMeterRegistry()), "worker-1", config);
-        gate[0].unavailable(new StoreUnavailable("the ledger", true, new SocketTimeoutException("read timed out")));
-        gate[0].unsettled(earlier, copy("job-1"), new HeartbeatRenewalTest.QueueStub(), java.time.Duration.ofSeconds(60));
+        gate[0].startUnanswered(new StoreUnavailable("the ledger", true, new SocketTimeoutException("read timed out")), earlier,
+                copy("job-1"), new HeartbeatRenewalTest.QueueStub(), java.time.Duration.ofSeconds(60));
 
         clock.now = clock.now.plus(gate[0].probeInterval());
         for (int probe = 0; probe < 3 && !gate[0].open(); probe++) {

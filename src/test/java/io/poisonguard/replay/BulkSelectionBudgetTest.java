@@ -27,12 +27,14 @@ class BulkSelectionBudgetTest {
     @Test
     void aSelectionThatNothingMatchesStopsAfterABoundedNumberOfPagesAndSaysSo() {
         AtomicInteger pages = new AtomicInteger();
+        List<Optional<String>> cursorsAsked = new java.util.ArrayList<>();
         // An index far larger than any bound: every page comes back empty with a cursor to go on.
         QuarantineStore endless = (QuarantineStore) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{QuarantineStore.class},
                 (proxy, method, args) -> {
                     if (!method.getName().equals("list")) {
                         throw new AssertionError("a selection only lists, called " + method.getName());
                     }
+                    cursorsAsked.add(((io.poisonguard.quarantine.QuarantineQuery) args[0]).cursor());
                     if (pages.incrementAndGet() > 1_000) {
                         throw new AssertionError("the selection read 1000 pages of the listing and was still going");
                     }
@@ -45,5 +47,13 @@ class BulkSelectionBudgetTest {
         assertTrue(plan.jobs().isEmpty());
         assertEquals(PAGES, pages.get(), "pages read");
         assertTrue(!plan.complete(), "the answer says the selection stopped before the end of the listing");
+        assertEquals("more-" + PAGES, plan.next(), "and where the listing goes on");
+
+        // The next selection goes on from there, not from the listing's start (where it would meet the same pages for ever).
+        cursorsAsked.clear();
+        BulkReplays.Plan next = bulk.plan(new BulkRequest("acme", FailureClass.PERMANENT, Optional.of("no-such-type"), 50, "look",
+                Optional.of(plan.next())));
+        assertEquals(Optional.of("more-" + PAGES), cursorsAsked.get(0), "the first page read is the one after the last selection's");
+        assertEquals("more-" + 2 * PAGES, next.next());
     }
 }
