@@ -2,28 +2,80 @@ package io.poisonguard.dynamodb;
 
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 
+import javax.crypto.Cipher;
+import javax.crypto.Mac;
+import javax.crypto.spec.GCMParameterSpec;
+import javax.crypto.spec.SecretKeySpec;
+import java.nio.ByteBuffer;
 import java.nio.charset.StandardCharsets;
+import java.security.GeneralSecurityException;
+import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HashMap;
 import java.util.Map;
 
 /**
- * Page cursors: a DynamoDB LastEvaluatedKey of string and number attributes, as opaque URL-safe
- * text ("name=S:value;..."). A cursor that does not parse is a client error.
+ * Page cursors: a DynamoDB LastEvaluatedKey of string and number attributes, sealed with AES-256-GCM into opaque URL-safe
+ * text. Sealed, not only encoded: a page of a filtered listing ends on the last record the query read, which may be one
+ * the caller may not see (another tenant's, under a tenant-scoped token), and its key names that record's tenant and job
+ * id. A cursor that does not open is a client error.
  */
 final class Cursors {
-    private Cursors() {
+    private static final SecureRandom RANDOM = new SecureRandom();
+    private static final int IV_BYTES = 12;
+    private static final int TAG_BITS = 128;
+    /** Sealed with a key of this process only: cursors one process gave are refused by another. */
+    static final Cursors PROCESS = new Cursors(randomKey());
+
+    private final SecretKeySpec key;
+
+    private Cursors(byte[] key) {
+        this.key = new SecretKeySpec(key, "AES");
     }
 
-    static String encode(Map<String, AttributeValue> key) {
-        StringBuilder sb = new StringBuilder();
-        key.forEach((k, v) -> sb.append(k).append('=').append(v.s() != null ? "S:" + v.s() : "N:" + v.n()).append('\u0000'));
-        return Base64.getUrlEncoder().withoutPadding().encodeToString(sb.toString().getBytes(StandardCharsets.UTF_8));
-    }
-
-    static Map<String, AttributeValue> decode(String cursor) {
+    /** Sealed with a key derived from {@code secret} (32 bytes): every process given the same secret opens the others' cursors. */
+    static Cursors derivedFrom(byte[] secret) {
         try {
-            String text = new String(Base64.getUrlDecoder().decode(cursor), StandardCharsets.UTF_8);
+            Mac mac = Mac.getInstance("HmacSHA256");
+            mac.init(new SecretKeySpec(secret, "HmacSHA256"));
+            return new Cursors(mac.doFinal("poison-guard listing cursors v1".getBytes(StandardCharsets.UTF_8)));
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("HmacSHA256 is not available", e);
+        }
+    }
+
+    private static byte[] randomKey() {
+        byte[] k = new byte[32];
+        RANDOM.nextBytes(k);
+        return k;
+    }
+
+    String encode(Map<String, AttributeValue> lastKey) {
+        StringBuilder sb = new StringBuilder();
+        lastKey.forEach((k, v) -> sb.append(k).append('=').append(v.s() != null ? "S:" + v.s() : "N:" + v.n()).append('\u0000'));
+        byte[] iv = new byte[IV_BYTES];
+        RANDOM.nextBytes(iv);
+        try {
+            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+            c.init(Cipher.ENCRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, iv));
+            byte[] sealed = c.doFinal(sb.toString().getBytes(StandardCharsets.UTF_8));
+            return Base64.getUrlEncoder().withoutPadding().encodeToString(ByteBuffer.allocate(IV_BYTES + sealed.length).put(iv).put(sealed).array());
+        } catch (GeneralSecurityException e) {
+            throw new IllegalStateException("AES-GCM is not available", e);
+        }
+    }
+
+    Map<String, AttributeValue> decode(String cursor) {
+        String text;
+        try {
+            byte[] all = Base64.getUrlDecoder().decode(cursor);
+            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+            c.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, all, 0, IV_BYTES));
+            text = new String(c.doFinal(all, IV_BYTES, all.length - IV_BYTES), StandardCharsets.UTF_8);
+        } catch (GeneralSecurityException | RuntimeException e) {
+            throw new IllegalArgumentException("cursor is not valid");
+        }
+        try {
             Map<String, AttributeValue> key = new HashMap<>();
             for (String part : text.split("\u0000")) {
                 if (part.isEmpty()) {

@@ -42,12 +42,18 @@ public final class DynamoAuditLog implements AuditLog {
 
     private final DynamoDbClient dynamo;
     private final String table;
+    private final Cursors cursors;
     private final Clock clock;
 
     public DynamoAuditLog(DynamoDbClient dynamo, String table, Clock clock) {
+        this(dynamo, table, clock, Cursors.PROCESS);
+    }
+
+    DynamoAuditLog(DynamoDbClient dynamo, String table, Clock clock, Cursors cursors) {
         this.dynamo = dynamo;
         this.table = table;
         this.clock = clock;
+        this.cursors = cursors;
     }
 
     @Override
@@ -186,7 +192,7 @@ public final class DynamoAuditLog implements AuditLog {
 
     @Override
     public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
-        Map<String, AttributeValue> start = cursor.map(Cursors::decode).orElse(null);
+        Map<String, AttributeValue> start = cursor.map(cursors::decode).orElse(null);
         try {
             return tenant.isPresent() ? ofTenant(tenant.get(), limit, start) : acrossDays(limit, start);
         } catch (DynamoDbException e) {
@@ -239,7 +245,7 @@ public final class DynamoAuditLog implements AuditLog {
             if (more != null) {
                 Map<String, AttributeValue> key = new HashMap<>(page.lastEvaluatedKey());
                 key.put(DAY_MARK, Attrs.s(dayText));
-                return new AuditPage(out, Cursors.encode(key));
+                return new AuditPage(out, cursors.encode(key));
             }
             from = null;
             day = day.minusDays(1);
@@ -250,11 +256,11 @@ public final class DynamoAuditLog implements AuditLog {
                 break;
             }
         }
-        return new AuditPage(out, Cursors.encode(Map.of(DAY_MARK, Attrs.s(day.toString()))));
+        return new AuditPage(out, cursors.encode(Map.of(DAY_MARK, Attrs.s(day.toString()))));
     }
 
-    private static String next(QueryResponse page) {
-        return page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? Cursors.encode(page.lastEvaluatedKey()) : null;
+    private String next(QueryResponse page) {
+        return page.hasLastEvaluatedKey() && !page.lastEvaluatedKey().isEmpty() ? cursors.encode(page.lastEvaluatedKey()) : null;
     }
 
     private static AuditEntry decode(Map<String, AttributeValue> i) {

@@ -39,7 +39,20 @@ public class DynamoBeans {
     @Produces
     @ApplicationScoped
     QuarantineStore quarantine(DynamoDbClient dynamo, Names names, Clock clock, io.poisonguard.config.PoisonGuardConfig config) {
-        return new DynamoQuarantineStore(dynamo, names.quarantineTable(), clock, config.opsApi().listingReadBudget());
+        return new DynamoQuarantineStore(dynamo, names.quarantineTable(), clock, config.opsApi().listingReadBudget(), cursors(config));
+    }
+
+    /**
+     * The seal of listing cursors: a key derived from the payload vault's, so every replica opens the cursors another gave.
+     * With the vault off there is no shared secret: a key of this process, and a cursor is then followed only on the
+     * replica that gave it.
+     */
+    static Cursors cursors(PoisonGuardConfig config) {
+        PoisonGuardConfig.PayloadVaultSettings settings = config.payloadVault();
+        if (settings.enabled() && settings.key().isPresent()) {
+            return Cursors.derivedFrom(decodeKey("poison-guard.payload-vault.key", settings.key().get()));
+        }
+        return Cursors.PROCESS;
     }
 
     /** The payload vault; a missing or malformed key stops the boot, naming the key. */
@@ -88,8 +101,8 @@ public class DynamoBeans {
 
     @Produces
     @ApplicationScoped
-    AuditLog audit(DynamoDbClient dynamo, Names names, java.time.Clock clock) {
-        return new DynamoAuditLog(dynamo, names.auditTable(), clock);
+    AuditLog audit(DynamoDbClient dynamo, Names names, java.time.Clock clock, PoisonGuardConfig config) {
+        return new DynamoAuditLog(dynamo, names.auditTable(), clock, cursors(config));
     }
 
 }

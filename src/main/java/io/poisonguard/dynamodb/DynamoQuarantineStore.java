@@ -53,6 +53,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     private final String table;
     private final Clock clock;
     private final int readBudget;
+    private final Cursors cursors;
 
     /** Most records one listing call reads before it answers (with a cursor to go on from there). */
     public static final int DEFAULT_READ_BUDGET = 1_000;
@@ -66,10 +67,15 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     public DynamoQuarantineStore(DynamoDbClient dynamo, String table, Clock clock, int readBudget) {
+        this(dynamo, table, clock, readBudget, Cursors.PROCESS);
+    }
+
+    DynamoQuarantineStore(DynamoDbClient dynamo, String table, Clock clock, int readBudget, Cursors cursors) {
         this.dynamo = dynamo;
         this.table = table;
         this.clock = clock;
         this.readBudget = readBudget;
+        this.cursors = cursors;
     }
 
     @Override
@@ -217,7 +223,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
     }
 
     private QuarantinePage listPages(QuarantineQuery q, Instant now) {
-        Map<String, AttributeValue> start = q.cursor().map(Cursors::decode).orElse(null);
+        Map<String, AttributeValue> start = q.cursor().map(cursors::decode).orElse(null);
         List<QuarantineRecord> out = new ArrayList<>();
         Map<String, AttributeValue> last;
         int read = 0;
@@ -286,7 +292,7 @@ public final class DynamoQuarantineStore implements QuarantineStore {
             }
             start = last;
         } while (start != null && out.size() < q.limit() && read < readBudget);
-        return new QuarantinePage(out, start == null ? null : Cursors.encode(start));
+        return new QuarantinePage(out, start == null ? null : cursors.encode(start));
     }
 
     private static Map<String, AttributeValue> keyOf(Map<String, AttributeValue> item, QuarantineQuery q) {

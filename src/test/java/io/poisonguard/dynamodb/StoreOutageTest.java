@@ -91,7 +91,7 @@ class StoreOutageTest {
                 50, Optional.empty());
         // A listing that goes on from a cursor: a throttle (a 400) must not be taken for a cursor DynamoDB refused.
         QuarantineQuery onward = new QuarantineQuery(Optional.of(FailureClass.PERMANENT), Optional.empty(), Optional.empty(),
-                Optional.empty(), Optional.empty(), 50, Optional.of(Cursors.encode(Map.of("jobId", Attrs.s(JOB.storage())))));
+                Optional.empty(), Optional.empty(), 50, Optional.of(Cursors.PROCESS.encode(Map.of("jobId", Attrs.s(JOB.storage())))));
 
         Map<String, Executable> calls = new LinkedHashMap<>();
         calls.put("DynamoQuarantineStore.find", () -> quarantine.find(JOB));
