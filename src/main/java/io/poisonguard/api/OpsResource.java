@@ -203,6 +203,9 @@ public class OpsResource {
                                @Parameter(schema = @Schema(type = SchemaType.INTEGER, minimum = "1", maximum = "500")) String limitParam,
                                @QueryParam("cursor") String cursor) {
         int limit = intParam("limit", limitParam, 1, 500);
+        if (cursor != null && cursor.length() > 2048) {
+            throw Problem.badRequest("cursor is not valid for this listing");
+        }
         Optional<QuarantineStatus> st = status.equalsIgnoreCase("any") ? Optional.empty() : Optional.of(enumOf(QuarantineStatus.class, status, "status"));
         try {
             return quarantine.list(new QuarantineQuery(Optional.ofNullable(failureClass).map(c -> failureClass(c)), listingTenant(tenant),

@@ -12,6 +12,7 @@ import java.security.GeneralSecurityException;
 import java.security.SecureRandom;
 import java.util.Base64;
 import java.util.HashMap;
+import java.util.List;
 import java.util.Map;
 
 /**
@@ -28,17 +29,31 @@ final class Cursors {
     static final Cursors PROCESS = new Cursors(randomKey());
 
     private final SecretKeySpec key;
+    /** Keys a cursor may also have been sealed with: derived from the secrets before a rotation. */
+    private final List<SecretKeySpec> earlier;
 
-    private Cursors(byte[] key) {
+    private Cursors(byte[] key, List<byte[]> earlier) {
         this.key = new SecretKeySpec(key, "AES");
+        this.earlier = earlier.stream().map(k -> new SecretKeySpec(k, "AES")).toList();
     }
 
-    /** Sealed with a key derived from {@code secret} (32 bytes): every process given the same secret opens the others' cursors. */
-    static Cursors derivedFrom(byte[] secret) {
+    private Cursors(byte[] key) {
+        this(key, List.of());
+    }
+
+    /**
+     * Sealed with a key derived from {@code secret} (32 bytes): every process given the same secret opens the others'
+     * cursors. Cursors sealed under keys derived from {@code previous} secrets (before a rotation) still open.
+     */
+    static Cursors derivedFrom(byte[] secret, List<byte[]> previous) {
+        return new Cursors(derive(secret), previous.stream().map(Cursors::derive).toList());
+    }
+
+    private static byte[] derive(byte[] secret) {
         try {
             Mac mac = Mac.getInstance("HmacSHA256");
             mac.init(new SecretKeySpec(secret, "HmacSHA256"));
-            return new Cursors(mac.doFinal("poison-guard listing cursors v1".getBytes(StandardCharsets.UTF_8)));
+            return mac.doFinal("poison-guard listing cursors v1".getBytes(StandardCharsets.UTF_8));
         } catch (GeneralSecurityException e) {
             throw new IllegalStateException("HmacSHA256 is not available", e);
         }
@@ -48,6 +63,16 @@ final class Cursors {
         byte[] k = new byte[32];
         RANDOM.nextBytes(k);
         return k;
+    }
+
+    private List<SecretKeySpec> keys() {
+        if (earlier.isEmpty()) {
+            return List.of(key);
+        }
+        List<SecretKeySpec> all = new java.util.ArrayList<>(earlier.size() + 1);
+        all.add(key);
+        all.addAll(earlier);
+        return all;
     }
 
     String encode(Map<String, AttributeValue> lastKey) {
@@ -66,13 +91,24 @@ final class Cursors {
     }
 
     Map<String, AttributeValue> decode(String cursor) {
-        String text;
+        String text = null;
+        byte[] all;
         try {
-            byte[] all = Base64.getUrlDecoder().decode(cursor);
-            Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
-            c.init(Cipher.DECRYPT_MODE, key, new GCMParameterSpec(TAG_BITS, all, 0, IV_BYTES));
-            text = new String(c.doFinal(all, IV_BYTES, all.length - IV_BYTES), StandardCharsets.UTF_8);
-        } catch (GeneralSecurityException | RuntimeException e) {
+            all = Base64.getUrlDecoder().decode(cursor);
+        } catch (RuntimeException e) {
+            throw new IllegalArgumentException("cursor is not valid");
+        }
+        for (SecretKeySpec k : keys()) {
+            try {
+                Cipher c = Cipher.getInstance("AES/GCM/NoPadding");
+                c.init(Cipher.DECRYPT_MODE, k, new GCMParameterSpec(TAG_BITS, all, 0, IV_BYTES));
+                text = new String(c.doFinal(all, IV_BYTES, all.length - IV_BYTES), StandardCharsets.UTF_8);
+                break;
+            } catch (GeneralSecurityException | RuntimeException e) {
+                // Not sealed with this key: the next one, if any.
+            }
+        }
+        if (text == null) {
             throw new IllegalArgumentException("cursor is not valid");
         }
         try {

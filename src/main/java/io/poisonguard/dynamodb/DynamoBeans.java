@@ -50,7 +50,11 @@ public class DynamoBeans {
     static Cursors cursors(PoisonGuardConfig config) {
         PoisonGuardConfig.PayloadVaultSettings settings = config.payloadVault();
         if (settings.enabled() && settings.key().isPresent()) {
-            return Cursors.derivedFrom(decodeKey("poison-guard.payload-vault.key", settings.key().get()));
+            List<byte[]> previous = new ArrayList<>();
+            for (String k : settings.previousKeys().orElse(List.of())) {
+                previous.add(decodeKey("poison-guard.payload-vault.previous-keys", k));
+            }
+            return Cursors.derivedFrom(decodeKey("poison-guard.payload-vault.key", settings.key().get()), previous);
         }
         return Cursors.PROCESS;
     }

@@ -96,4 +96,18 @@ class CursorSealTest {
                 Optional.of("tenant-a"), Optional.empty(), Optional.of(QuarantineStatus.QUARANTINED), Optional.empty(), 50,
                 Optional.of(altered)), Instant.now()));
     }
+
+    /** A rotation of the vault's key: cursors given before it still open while the old key is among the previous keys. */
+    @Test
+    void aCursorSealedBeforeARotationOpensWhileTheOldKeyIsStillAPreviousOne() {
+        byte[] old = new byte[32];
+        byte[] rotated = new byte[32];
+        java.util.Arrays.fill(rotated, (byte) 7);
+        Map<String, software.amazon.awssdk.services.dynamodb.model.AttributeValue> key = Map.of("jobKey", Attrs.s("tenant-a/job-1"));
+        String given = Cursors.derivedFrom(old, List.of()).encode(key);
+
+        assertEquals(key, Cursors.derivedFrom(rotated, List.of(old)).decode(given));
+        assertThrows(IllegalArgumentException.class, () -> Cursors.derivedFrom(rotated, List.of()).decode(given),
+                "refused once the old key is dropped");
+    }
 }
