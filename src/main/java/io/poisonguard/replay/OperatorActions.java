@@ -491,6 +491,15 @@ public class OperatorActions {
         ActionOutcome outcome;
         if (current.isEmpty()) {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_FOUND, "no ledger record for job " + jobId);
+        } else if (current.get().state() == JobState.RESOLVED) {
+            // Resolved already, maybe by a call whose answer was lost (or whose worker stopped) before its clean-up: the
+            // clean-up is finished now. The record is moved last, so one already RESOLVED (or gone) says it was done.
+            boolean done = quarantine.find(key).map(r -> r.status() == QuarantineStatus.RESOLVED).orElse(true);
+            int discarded = done ? 0 : forget(key, Integer.MAX_VALUE);
+            if (!done) {
+                markResolved(key);
+            }
+            outcome = new ActionOutcome.Resolved(jobId, discarded);
         } else if (current.get().state() != JobState.QUARANTINED) {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + current.get().state()
                     + "; only QUARANTINED jobs can be resolved");

@@ -303,6 +303,29 @@ class ReplayFlowTest extends FlowTest {
         assertEquals("customer withdrew the permit", resolved.reason());
     }
 
+    /**
+     * A resolve whose ledger write landed but whose answer was lost (a timeout: 503), or whose worker stopped right after it,
+     * left the job RESOLVED with its kept payload, its dead-letter copy and its record still QUARANTINED; every resolve
+     * after it answered 409 "only QUARANTINED jobs can be resolved", so an operator could never finish it. A resolve of a
+     * resolved job now finishes that clean-up and answers 200.
+     */
+    @Test
+    void aResolveOfAJobResolvedBeforeItsCleanUpFinishesTheCleanUp() {
+        tenant("t-half", "ACTIVE", "permit-report");
+        quarantineOldSchemaJob("r-half", "t-half");
+        JobKey job = key("r-half");
+        assertTrue(vault.find(job).isPresent(), "the payload is kept");
+        // The first resolve's ledger write, and nothing after it.
+        ledger.write(ledger.findOwn(job).orElseThrow().moveTo(JobState.RESOLVED, java.time.Instant.now()));
+
+        given().auth().oauth2(operator).contentType(ContentType.JSON).body(Map.of("reason", "customer withdrew the permit, again"))
+                .post("/ops/quarantine/r-half/resolve?tenant=t-half").then().statusCode(200).body("outcome", equalTo("RESOLVED"));
+
+        assertTrue(vault.find(job).isEmpty(), "the kept payload is discarded");
+        assertEquals(QuarantineStatus.RESOLVED, quarantine.find(job).orElseThrow().status());
+        assertEquals("RESOLVED", audited("r-half", AuditAction.RESOLVE).outcome());
+    }
+
     @Test
     void aReplayThatDiedBeforeItsCopyWasSentCanBeReissuedOnceItIsStale() {
         tenant("t-stuck", "ACTIVE", "permit-report");
