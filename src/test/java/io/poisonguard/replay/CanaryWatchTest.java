@@ -14,6 +14,7 @@ import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * A bulk replay waits for its canary's outcome by reading the ledger. One read the ledger does not answer (a throttle, a
@@ -46,5 +47,35 @@ class CanaryWatchTest {
 
         assertEquals("SUCCEEDED", bulk.awaitOutcome(canary, 2, () -> { }));
         assertEquals(2, reads.get(), "read again after the failed read");
+    }
+
+    /**
+     * A canary whose copy waits behind the main queue's backlog never starts within the canary timeout. It was reported as
+     * "TIMED_OUT", and the batch as "the canary did not succeed": an operator read it as a fix that failed. It is now
+     * reported as not started, which says nothing of the fix.
+     */
+    @Test
+    void aCanaryThatNeverStartedWithinTheTimeoutIsReportedAsNotStartedNotAsAFailure() {
+        Instant now = Instant.now();
+        JobKey canary = JobKey.of("acme", "canary-2");
+        LedgerRecord waiting = LedgerRecord.fresh("canary-2", "acme", "permit-report", 2, now).moveTo(JobState.ACTIVE, now)
+                .moveTo(JobState.QUARANTINED, now).moveTo(JobState.REPLAYING, now);
+        LedgerStore ledger = new LedgerStore() {
+            @Override
+            public Optional<LedgerRecord> find(JobKey key) {
+                return Optional.of(waiting);
+            }
+
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                throw new AssertionError("the watch only reads");
+            }
+        };
+        BulkReplays bulk = new BulkReplays(null, null, ledger, null, null, Clock.systemUTC(), null,
+                Configs.defaults().set("poison-guard.replay.canary-timeout", "1s").build());
+
+        String outcome = bulk.awaitOutcome(canary, 2, () -> { });
+
+        assertTrue(outcome.startsWith("NOT_STARTED"), outcome);
     }
 }
