@@ -61,6 +61,8 @@ if (r.status >= 400) fail(problem(r), 1);
 if (!opt.execute) {
   console.log(`DRY RUN (add --execute to replay, canary first): ${r.json.jobs.length} jobs selected`);
   r.json.jobs.forEach((o) => console.log(line(o)));
+  if (r.json.complete === false) console.log(`the listing goes on past these (next: ${r.json.next})`);
+  if (r.json.refusal) console.log(`refused if executed: ${r.json.refusal}`);
   process.exit(0);
 }
 console.log(`bulk replay ${r.json.id}: ${r.json.status}, canary ${r.json.canaryJobId}`);

@@ -357,6 +357,11 @@ public class OpsResource {
             if (plan.next() != null) {
                 answer.put("next", plan.next());
             }
+            answer.put("jobTypes", plan.jobTypes());
+            if (request.jobType() == null && plan.jobTypes().size() > 1) {
+                // The real run refuses this selection: say so here, before the operator confirms it.
+                answer.put("refusal", new io.poisonguard.replay.BulkReplays.MixedJobTypes(plan.jobTypes()).getMessage());
+            }
             return Response.ok(answer).build();
         }
         requireOperator();
@@ -364,6 +369,8 @@ public class OpsResource {
         BulkReplay batch;
         try {
             batch = bulk.start(selection, actor());
+        } catch (io.poisonguard.replay.BulkReplays.MixedJobTypes mixed) {
+            throw Problem.badRequest(mixed.getMessage());
         } catch (IllegalArgumentException e) {
             throw Problem.badRequest("after is not a cursor of this listing");
         }

@@ -86,7 +86,7 @@ public class BulkReplays {
      * A dry run's answer: each selected job with what a replay would do to it now, and where the listing goes on ({@code next},
      * null once it was read to its end): a later batch given it as {@code after} takes the jobs past this one's.
      */
-    public record Plan(List<ActionOutcome> jobs, String next) {
+    public record Plan(List<ActionOutcome> jobs, String next, List<String> jobTypes) {
         public boolean complete() {
             return next == null;
         }
@@ -100,7 +100,7 @@ public class BulkReplays {
     public Plan plan(BulkRequest request) {
         Selection selection = select(request);
         return new Plan(selection.records().stream().map(r -> actions.dryRun(JobKey.of(r.tenant(), r.jobId()))).toList(),
-                selection.next());
+                selection.next(), jobTypes(selection));
     }
 
     /** What a batch's detail says of a selection that did not reach the listing's end: where the next batch goes on. */
@@ -123,8 +123,35 @@ public class BulkReplays {
         return running.size();
     }
 
+    /**
+     * A selection of several job types with none named: one canary answers for one job type (its handler, its fix), so a
+     * batch takes one. Refused before anything is replayed; the dry run names the types.
+     */
+    public static final class MixedJobTypes extends RuntimeException {
+        private final List<String> jobTypes;
+
+        public MixedJobTypes(List<String> jobTypes) {
+            super("the selection holds jobs of " + jobTypes.size() + " types (" + String.join(", ", jobTypes) + ") and its canary"
+                    + " answers for one: name one jobType");
+            this.jobTypes = jobTypes;
+        }
+
+        public List<String> jobTypes() {
+            return jobTypes;
+        }
+    }
+
+    /** The job types of a selection, sorted. */
+    private static List<String> jobTypes(Selection selection) {
+        return selection.records().stream().map(QuarantineRecord::jobType).filter(java.util.Objects::nonNull).distinct().sorted().toList();
+    }
+
     public BulkReplay start(BulkRequest request, String actor) {
         Selection selection = select(request);
+        List<String> types = jobTypes(selection);
+        if (request.jobType().isEmpty() && types.size() > 1) {
+            throw new MixedJobTypes(types);
+        }
         List<JobKey> jobIds = selection.records().stream().map(r -> JobKey.of(r.tenant(), r.jobId()))
                 .filter(k -> actions.dryRun(k) instanceof ActionOutcome.WouldReplay).toList();
         String partly = partly(selection);

@@ -327,15 +327,16 @@ function bulk() {
     const next = r.json.complete === false ? r.json.next : undefined;
     const further = next ? el('button', { type: 'button', class: 'secondary', id: 'bulk-next' }, 'Select the jobs past these') : '';
     if (next) further.addEventListener('click', () => { after = next; dryRun(); });
+    const refusal = r.json.refusal ? el('p', { class: 'error' }, `A batch of this selection is refused: ${r.json.refusal}.`) : '';
     out.replaceChildren(el('p', {}, `${r.json.jobs.length} jobs selected, ${would} would replay. The first goes alone (the canary); the rest follow only if it succeeds.`
-      + (next ? ' The listing goes on past these.' : '')), further,
+      + (next ? ' The listing goes on past these.' : '')), refusal, further,
       table(['job', 'would'], r.json.jobs.map((j) => [j.jobId, j.outcome])),
       confirmed('Replay these', 'bulk-go', [], async () => {
         const x = await api('POST', '/ops/replays', { ...selection(), dryRun: false });
         if (!x.ok) { say(problem(x), 'error'); return; }
         // Its own page (which a reload or a colleague can open again) shows how it goes from here.
         location.hash = `#/bulk/${encodeURIComponent(x.json.id)}`;
-      }, can('operator') && would > 0));
+      }, can('operator') && would > 0 && !r.json.refusal));
   };
   form.addEventListener('submit', (e) => {
     e.preventDefault();
