@@ -19,7 +19,7 @@ import java.util.Optional;
  * every failure as usual.
  */
 @Singleton
-public class SystemicGuard {
+public class SystemicGuard implements io.poisonguard.replay.ConsumptionState {
     private static final Logger LOG = Logger.getLogger(SystemicGuard.class);
 
     private final SystemicWatch watch;
@@ -98,6 +98,11 @@ public class SystemicGuard {
 
     public synchronized Optional<SystemicWatch.Trip> trip() {
         return watch.trip();
+    }
+
+    @Override
+    public synchronized Optional<String> stopped() {
+        return enabled ? watch.trip().map(t -> "the systemic guard tripped at " + t.at() + ": " + t.cause()) : Optional.empty();
     }
 
     private boolean rule(SystemicWatch.Ruling ruling) {

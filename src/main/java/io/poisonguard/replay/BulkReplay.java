@@ -99,11 +99,38 @@ public record BulkReplay(
         /** Nothing in the selection could be replayed. */
         NOTHING_TO_REPLAY,
         /** An error stopped the batch; the jobs not yet replayed stay quarantined. */
-        STOPPED;
+        STOPPED,
+        /**
+         * Widening stopped: a job of the last wave failed again, this worker's systemic guard tripped, or a wave's outcomes were
+         * not known within {@code replay.canary-timeout}. The jobs not yet replayed stay quarantined.
+         */
+        HALTED,
+        /**
+         * Never kept: how a batch still kept as running reads once nothing has been kept of it for a while (the instance running
+         * it stopped, or cannot write the table).
+         */
+        ABANDONED;
 
         public boolean running() {
             return this == CANARY_RUNNING || this == WIDENING;
         }
+    }
+
+    BulkReplay withCanary(String jobId) {
+        return new BulkReplay(id, actor, reason, tenant, failureClass, selected, status, jobId, canaryOutcome, outcomes, startedAt, updatedAt,
+                finishedAt, detail, stepsOmitted, notReplayedOmitted);
+    }
+
+    /** The same state, kept again at {@code now} (a running batch's readers see it move). */
+    BulkReplay touched(Instant now) {
+        return new BulkReplay(id, actor, reason, tenant, failureClass, selected, status, canaryJobId, canaryOutcome, outcomes, startedAt, now,
+                finishedAt, detail, stepsOmitted, notReplayedOmitted);
+    }
+
+    /** How a batch kept as running reads once its instance has kept nothing since {@code updatedAt}. */
+    BulkReplay abandoned(String why) {
+        return new BulkReplay(id, actor, reason, tenant, failureClass, selected, Status.ABANDONED, canaryJobId, canaryOutcome, outcomes,
+                startedAt, updatedAt, null, why, stepsOmitted, notReplayedOmitted);
     }
 
     BulkReplay next(Status status, String canaryOutcome, List<Step> outcomes, Instant now, boolean finished, String detail) {

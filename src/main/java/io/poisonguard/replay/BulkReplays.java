@@ -28,18 +28,17 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.locks.LockSupport;
 
 /**
- * Bulk replay, canary first: one job is replayed and its outcome awaited; only if it succeeded are
- * the others replayed, paced by the replay rate. A failed canary stops the batch and says why. A batch
- * covers one tenant and one failure class, so its canary speaks for jobs that failed alike.
+ * Bulk replay, canary first: one job is replayed and its outcome awaited; only if it succeeded do the others follow, in
+ * waves whose outcomes are read before the next goes ({@link BatchRun}), paced by the replay rate. A batch covers one
+ * tenant, one failure class and one job type, so its canary speaks for jobs that failed alike.
  *
  * <p>Batches run in the background. Every step's state is written to the {@link BulkReplayStore}, so any
  * instance answers for any batch; this instance holds only the batches it is running, and forgets each when
- * it ends. Every batch, including one that found nothing to replay, leaves an audit entry.
+ * it ends. A batch is audited when it starts and when it ends; one that found nothing to replay, once.
  */
 @ApplicationScoped
 public class BulkReplays {
     private static final Logger LOG = Logger.getLogger(BulkReplays.class);
-    private static final Duration POLL = Duration.ofMillis(250);
     /** A step's detail is cut to this in the kept state (the audit entry of the job has it whole). */
     private static final int DETAIL_CHARS = 200;
 
@@ -53,18 +52,24 @@ public class BulkReplays {
     private final Clock clock;
     private final CodeVersion codeVersion;
     private final PoisonGuardConfig.Replay settings;
+    private final ConsumptionState consumption;
     private final Map<String, BulkReplay> running = new ConcurrentHashMap<>();
     /** Batches that ended here whose final state the store did not take: this instance answers for them. */
     private final Map<String, BulkReplay> unkept = new ConcurrentHashMap<>();
     private static final int FINAL_WRITES = 3;
-    /** How often a batch waiting on its canary writes its state again (scripts/replay.mjs gives up after 5 minutes unmoved). */
-    private static final java.time.Duration CANARY_TOUCH = java.time.Duration.ofSeconds(30);
+    /**
+     * How often a running batch's state is written again when no step has written it (a canary or a wave watched, a slow
+     * replay), so its readers see it move; scripts/replay.mjs gives up after 5 minutes unmoved.
+     */
+    static final Duration TOUCH = Duration.ofSeconds(30);
+    /** A batch kept as running but not written for this long has lost its instance (or its instance cannot write the table). */
+    static final Duration ABANDONED_AFTER = TOUCH.multipliedBy(4);
     /** How a canary that never reached a worker within the timeout is reported. */
     static final String NOT_STARTED = "NOT_STARTED";
     private static final java.time.Duration FINAL_WRITE_PAUSE = java.time.Duration.ofSeconds(1);
 
     public BulkReplays(OperatorActions actions, QuarantineStore quarantine, LedgerStore ledger, AuditLog audit, BulkReplayStore store,
-                       Clock clock, CodeVersion codeVersion, PoisonGuardConfig config) {
+                       Clock clock, CodeVersion codeVersion, PoisonGuardConfig config, ConsumptionState consumption) {
         this.actions = actions;
         this.quarantine = quarantine;
         this.ledger = ledger;
@@ -73,6 +78,7 @@ public class BulkReplays {
         this.clock = clock;
         this.codeVersion = codeVersion;
         this.settings = config.replay();
+        this.consumption = consumption;
     }
 
     /**
@@ -115,7 +121,20 @@ public class BulkReplays {
         if (local == null) {
             local = unkept.get(id);
         }
-        return local != null ? Optional.of(local) : store.find(id);
+        return local != null ? Optional.of(local) : store.find(id).map(this::orAbandoned);
+    }
+
+    /** A batch kept as running, but not written for {@link #ABANDONED_AFTER}, reads as abandoned, saying what that leaves. */
+    private BulkReplay orAbandoned(BulkReplay kept) {
+        if (!kept.status().running() || kept.updatedAt().plus(ABANDONED_AFTER).isAfter(clock.instant())) {
+            return kept;
+        }
+        String sending = kept.outcomes().stream().filter(s -> s.outcome().equals(BatchRun.SENDING)).map(BulkReplay.Step::jobId)
+                .findFirst().map(j -> " Job " + j + " was being replayed then: it may be REPLAYING, and a replay of it re-issues it"
+                        + " once replay.settle-time has passed.").orElse("");
+        return kept.abandoned("nothing has been kept of this batch since " + kept.updatedAt() + " (it was " + kept.status()
+                + "): the instance running it stopped, or cannot write the bulk replay table. The jobs after its last step stay"
+                + " quarantined; a new batch selects them." + sending);
     }
 
     /** How many batches this instance is running now. */
@@ -168,63 +187,77 @@ public class BulkReplays {
         BulkReplay started = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), jobIds.size(),
                 BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected" + partly,
                 0, 0);
+        // Audited before anything is replayed (a trail that does not answer refuses the batch, 503): a batch whose instance dies
+        // midway still has its start in the trail, with the jobs it took.
+        audit.append(new AuditEntry("bulk:" + id, request.tenant(), now, actor, AuditAction.BULK_REPLAY, request.reason(), codeVersion.value(),
+                null, null, "STARTED", request.failureClass() + ", " + jobIds.size() + " selected: " + named(jobIds) + partly));
         store.put(started);
         if (!partly.isEmpty()) {
             // Said again when the batch ends, in its final detail and its audit entry, which replace the starting detail.
             partlyOf.put(id, partly);
         }
         running.put(id, started);
+        BatchRun batch = new BatchRun(started, actions, new WaveWatch(ledger, clock), consumption, settings.canaryTimeout(), clock,
+                new BatchRun.Keeper() {
+                    @Override
+                    public void progress(BulkReplay state) {
+                        BulkReplays.this.progress(state);
+                    }
+
+                    @Override
+                    public void finish(BulkReplay state, BulkReplay.Status status, String canaryOutcome, List<BulkReplay.Step> steps,
+                                       String detail) {
+                        BulkReplays.this.finish(state, status, canaryOutcome, steps, detail);
+                    }
+                });
+        Thread ticker = Thread.ofVirtual().name("bulk-replay-touch-" + id).start(() -> touchWhileRunning(id));
         Thread.ofVirtual().name("bulk-replay-" + id).start(() -> {
             try {
-                run(started, jobIds);
+                batch.run(jobIds);
             } catch (RuntimeException e) {
                 LOG.errorf("Bulk replay %s stopped by %s", id, e.getClass().getName());
-                BulkReplay last = running.getOrDefault(id, started);
-                finish(last, BulkReplay.Status.STOPPED, last.canaryOutcome(), last.outcomes(), "stopped by an error ("
-                        + e.getClass().getSimpleName() + ") after " + last.outcomes().size() + " of " + jobIds.size() + " jobs");
+                BulkReplay last = batch.state();
+                List<BulkReplay.Step> steps = batch.steps();
+                finish(last, BulkReplay.Status.STOPPED, last.canaryOutcome(), steps, "stopped by an error ("
+                        + e.getClass().getSimpleName() + ") after " + steps.size() + " of " + jobIds.size() + " jobs");
+            } finally {
+                ticker.interrupt();
             }
         });
         return started;
     }
 
-    private void run(BulkReplay batch, List<JobKey> jobIds) {
-        List<BulkReplay.Step> outcomes = new ArrayList<>();
-        JobKey canary = jobIds.get(0);
-        ActionOutcome first = actions.replay(canary, batch.actor(), batch.reason() + " [bulk " + batch.id() + ", canary]");
-        outcomes.add(step(first));
-        // While the canary runs its state is written again now and then, so a reader can tell a batch waiting from one whose
-        // instance died (updatedAt moves).
-        BulkReplay waiting = batch.next(BulkReplay.Status.CANARY_RUNNING, null, outcomes, clock.instant(), false, batch.detail());
-        // Kept at once: a batch stopped while the canary runs must still say the canary was sent.
-        progress(waiting);
-        String canaryOutcome = first instanceof ActionOutcome.Replayed r
-                ? awaitOutcome(canary, r.generation(), () -> progress(waiting.next(BulkReplay.Status.CANARY_RUNNING, null, waiting.outcomes(),
-                        clock.instant(), false, waiting.detail())))
-                : "NOT_REPLAYED: " + first;
-        if (!canaryOutcome.equals("SUCCEEDED")) {
-            String why = canaryOutcome.startsWith(NOT_STARTED)
-                    ? "the canary " + canary.jobId() + " did not reach a worker within replay.canary-timeout (" + canaryOutcome
-                            + ": its copy waits behind the main queue's backlog, so the fix is untested); it runs when its turn comes,"
-                            + " and the other " + (jobIds.size() - 1) + " jobs stay quarantined: replay them once it has succeeded"
-                    : "the canary " + canary.jobId() + " did not succeed (" + canaryOutcome + "); the other " + (jobIds.size() - 1)
-                            + " jobs stay quarantined";
-            finish(batch, BulkReplay.Status.CANARY_FAILED, canaryOutcome, outcomes, why);
-            return;
+    /** The first jobs of a batch, by id, for its starting audit entry (the whole list would not fit one entry). */
+    private static String named(List<JobKey> jobIds) {
+        int shown = Math.min(20, jobIds.size());
+        return String.join(", ", jobIds.subList(0, shown).stream().map(JobKey::jobId).toList())
+                + (jobIds.size() > shown ? " and " + (jobIds.size() - shown) + " more" : "");
+    }
+
+    /** Writes a running batch's state again whenever no step has for {@link #TOUCH}, until it ends. */
+    private void touchWhileRunning(String id) {
+        while (!Thread.currentThread().isInterrupted()) {
+            LockSupport.parkNanos(TOUCH.toNanos() / 2);
+            synchronized (this) {
+                BulkReplay state = running.get(id);
+                if (state == null) {
+                    return;
+                }
+                if (!state.updatedAt().plus(TOUCH).isAfter(clock.instant())) {
+                    progress(state.touched(clock.instant()));
+                }
+            }
         }
-        progress(batch.next(BulkReplay.Status.WIDENING, canaryOutcome, outcomes, clock.instant(), false, batch.detail()));
-        for (JobKey jobId : jobIds.subList(1, jobIds.size())) {
-            outcomes.add(step(actions.replay(jobId, batch.actor(), batch.reason() + " [bulk " + batch.id() + "]")));
-            progress(batch.next(BulkReplay.Status.WIDENING, canaryOutcome, outcomes, clock.instant(), false, batch.detail()));
-        }
-        long replayed = outcomes.stream().filter(o -> o.outcome().equals("REPLAYED")).count();
-        finish(batch, BulkReplay.Status.COMPLETED, canaryOutcome, outcomes, replayed + " of " + jobIds.size() + " jobs replayed");
     }
 
     /**
      * Keeps the batch's state after a step. A write the store refuses does not stop the batch (its jobs are replayed and
      * audited one by one all the same): this instance answers for it meanwhile, and the next step's write keeps it.
      */
-    private void progress(BulkReplay state) {
+    private synchronized void progress(BulkReplay state) {
+        if (!running.containsKey(state.id())) {
+            return;
+        }
         running.put(state.id(), state);
         try {
             store.put(state);
@@ -242,43 +275,8 @@ public class BulkReplays {
         };
     }
 
-    private static String cut(String s) {
+    static String cut(String s) {
         return s == null || s.length() <= DETAIL_CHARS ? s : s.substring(0, DETAIL_CHARS) + "…";
-    }
-
-    /** Waits for the canary's new generation to end: SUCCEEDED, or anything that is not a success. */
-    String awaitOutcome(JobKey jobId, int generation, Runnable stillWaiting) {
-        Instant deadline = clock.instant().plus(settings.canaryTimeout());
-        Instant touch = clock.instant().plus(CANARY_TOUCH);
-        boolean started = false;
-        while (clock.instant().isBefore(deadline)) {
-            if (!clock.instant().isBefore(touch)) {
-                stillWaiting.run();
-                touch = clock.instant().plus(CANARY_TOUCH);
-            }
-            Optional<LedgerRecord> r;
-            try {
-                r = ledger.findOwn(jobId);
-            } catch (io.poisonguard.ledger.StoreUnavailable down) {
-                // One read the ledger did not answer says nothing about the canary: look again, within the same timeout.
-                LOG.debugf("Bulk replay: reading canary %s's outcome failed (%s); looking again", jobId.jobId(), down.getMessage());
-                r = Optional.empty();
-            }
-            if (r.isPresent() && r.get().generation() == generation) {
-                JobState s = r.get().state();
-                // REPLAYING: its copy has not reached a worker yet (it waits behind the main queue's backlog).
-                started |= s != JobState.REPLAYING;
-                if (s == JobState.SUCCEEDED) {
-                    return "SUCCEEDED";
-                }
-                if (s.parked()) {
-                    return s + ": " + r.get().quarantineReason();
-                }
-            }
-            LockSupport.parkNanos(POLL.toNanos());
-        }
-        // A canary that never ran says nothing of the fix: told apart from one that ran and did not finish in time.
-        return (started ? "TIMED_OUT after " : NOT_STARTED + " within ") + settings.canaryTimeout().toSeconds() + "s";
     }
 
     /**
@@ -288,10 +286,13 @@ public class BulkReplays {
     private void finish(BulkReplay batch, BulkReplay.Status status, String canaryOutcome, List<BulkReplay.Step> outcomes, String detail) {
         String partly = partlyOf.remove(batch.id());
         BulkReplay done = batch.next(status, canaryOutcome, outcomes, clock.instant(), true, partly == null ? detail : detail + partly);
+        synchronized (this) {
+            // Under the lock the touch takes: once the batch is no longer running, nothing writes a running state over its end.
+            running.remove(batch.id());
+        }
         if (!keep(done)) {
             unkept.put(done.id(), done);
         }
-        running.remove(batch.id());
         try {
             audited(done);
         } catch (RuntimeException e) {

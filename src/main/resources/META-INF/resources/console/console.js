@@ -346,9 +346,6 @@ function bulk() {
   view.replaceChildren(el('h2', {}, 'Bulk replay'), el('p', {}, 'One tenant and one failure class at a time, canary first.'), form, out);
 }
 
-/** How long a running batch may go without its state moving before the page says its instance may have died. */
-const BULK_STALL_MS = 5 * 60_000;
-
 async function bulkBatch(id) {
   const out = el('div', { 'aria-live': 'polite' });
   view.replaceChildren(el('h2', {}, `Bulk replay ${id}`), out);
@@ -370,21 +367,20 @@ async function follow(id, out) {
         const b = s.json;
         const done = b.outcomes.length + (b.stepsOmitted || 0) + (b.notReplayedOmitted || 0);
         const running = ['CANARY_RUNNING', 'WIDENING'].includes(b.status);
-        const still = running ? s.serverNow - Date.parse(b.updatedAt) : 0;
         const lines = [el('p', { id: 'bulk-progress' }, `${b.status}: ${done} of ${b.selected} done. ${b.detail || ''}`),
           el('p', { class: 'muted' }, `by ${b.actor}, tenant ${b.tenant}, ${b.failureClass}; started ${b.startedAt}, last moved ${b.updatedAt}`)];
         const notReplayed = b.outcomes.filter((o) => o.outcome !== 'REPLAYED');
         if (notReplayed.length) lines.push(table(['job', 'outcome'], notReplayed.map((o) => [o.jobId, o.outcome])));
-        if (running && still > BULK_STALL_MS) {
-          // Its instance keeps its state moving while it runs (the canary's wait included): one that stopped moving died.
-          // Still looked at now and then, in case it was only its progress writes that failed for a while.
-          lines.push(el('p', { id: 'bulk-stalled', class: 'error' }, `This batch has not moved for ${Math.round(still / 60_000)} minutes: the`
+        if (b.status === 'ABANDONED') {
+          // The server's word (judged by its clock): nothing has kept this batch's state for minutes, though a running batch
+          // writes it at least every 30 s. Still looked at now and then, in case only its writes failed for a while.
+          lines.push(el('p', { id: 'bulk-stalled', class: 'error' }, `This batch has not moved since ${b.updatedAt}: the`
             + ' instance running it has most likely died. The jobs it did not reach stay quarantined: a new bulk replay selects them'
-            + ' again (not the ones it replayed). A job it left REPLAYING is re-issued from its own page.'));
+            + ' again (not the ones it replayed). A job it left REPLAYING (its step says SENDING) is re-issued from its own page.'));
           wait = 30_000;
         }
         out.replaceChildren(...lines);
-        if (!running) return;
+        if (!running && b.status !== 'ABANDONED') return;
       }
     } catch (e) {
       if (!out.isConnected) return;

@@ -50,7 +50,7 @@ class BulkCanaryScopeTest {
     @Test
     void aBatchOfSeveralJobTypesWithNoneNamedIsRefusedBeforeAnythingIsReplayed() {
         BulkReplays bulk = new BulkReplays(null, listing(List.of(record("a-1", "permit-report"), record("b-1", "invoice-render"),
-                record("a-2", "permit-report"))), null, null, null, Clock.systemUTC(), null, Configs.defaults().build());
+                record("a-2", "permit-report"))), null, null, null, Clock.systemUTC(), null, Configs.defaults().build(), Optional::empty);
 
         BulkReplays.MixedJobTypes refused = assertThrows(BulkReplays.MixedJobTypes.class,
                 () -> bulk.start(new BulkRequest("acme", FailureClass.PERMANENT, Optional.empty(), 50, "fixed"), "olga"));

@@ -40,7 +40,7 @@ class BulkSelectionBudgetTest {
                     }
                     return new QuarantinePage(List.of(), "more-" + pages.get());
                 });
-        BulkReplays bulk = new BulkReplays(null, endless, null, null, null, Clock.systemUTC(), null, Configs.defaults().build());
+        BulkReplays bulk = new BulkReplays(null, endless, null, null, null, Clock.systemUTC(), null, Configs.defaults().build(), Optional::empty);
 
         BulkReplays.Plan plan = bulk.plan(new BulkRequest("acme", FailureClass.PERMANENT, Optional.of("no-such-type"), 50, "look"));
 

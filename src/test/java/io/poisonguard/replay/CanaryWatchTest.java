@@ -1,6 +1,5 @@
 package io.poisonguard.replay;
 
-import io.poisonguard.config.Configs;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
@@ -9,6 +8,8 @@ import io.poisonguard.ledger.StoreUnavailable;
 import org.junit.jupiter.api.Test;
 
 import java.time.Clock;
+import java.time.Duration;
+import java.util.List;
 import java.time.Instant;
 import java.util.Optional;
 import java.util.concurrent.atomic.AtomicInteger;
@@ -42,10 +43,11 @@ class CanaryWatchTest {
                 throw new AssertionError("the watch only reads");
             }
         };
-        BulkReplays bulk = new BulkReplays(null, null, flaky, null, null, Clock.systemUTC(), null,
-                Configs.defaults().set("poison-guard.replay.canary-timeout", "30s").build());
+        WaveWatch watch = new WaveWatch(flaky, Clock.systemUTC());
 
-        assertEquals("SUCCEEDED", bulk.awaitOutcome(canary, 2, () -> { }));
+        WaveWatch.Result result = watch.await(List.of(new WaveWatch.Sent(canary, 2)), Duration.ofSeconds(30), Optional::empty);
+
+        assertEquals("SUCCEEDED", BatchRun.describe(result.endings().get(canary), result.stoppedBy(), Duration.ofSeconds(30)));
         assertEquals(2, reads.get(), "read again after the failed read");
     }
 
@@ -71,10 +73,10 @@ class CanaryWatchTest {
                 throw new AssertionError("the watch only reads");
             }
         };
-        BulkReplays bulk = new BulkReplays(null, null, ledger, null, null, Clock.systemUTC(), null,
-                Configs.defaults().set("poison-guard.replay.canary-timeout", "1s").build());
+        WaveWatch watch = new WaveWatch(ledger, Clock.systemUTC());
 
-        String outcome = bulk.awaitOutcome(canary, 2, () -> { });
+        WaveWatch.Result result = watch.await(List.of(new WaveWatch.Sent(canary, 2)), Duration.ofSeconds(1), Optional::empty);
+        String outcome = BatchRun.describe(result.endings().get(canary), result.stoppedBy(), Duration.ofSeconds(1));
 
         assertTrue(outcome.startsWith("NOT_STARTED"), outcome);
     }

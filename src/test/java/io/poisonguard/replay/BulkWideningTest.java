@@ -1,0 +1,279 @@
+package io.poisonguard.replay;
+
+import io.poisonguard.admission.Diagnostics;
+import io.poisonguard.audit.AuditEntry;
+import io.poisonguard.audit.AuditLog;
+import io.poisonguard.audit.AuditPage;
+import io.poisonguard.config.Configs;
+import io.poisonguard.config.PoisonGuardConfig;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobKey;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.quarantine.DeadLetterCopy;
+import io.poisonguard.quarantine.QuarantinePage;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.QuarantineStore;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Proxy;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.atomic.AtomicBoolean;
+import java.util.function.Predicate;
+import java.util.stream.Collectors;
+import java.util.stream.IntStream;
+
+import static org.awaitility.Awaitility.await;
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * After its canary succeeded, a bulk replay sent every other job of the batch at the replay rate and never read how they
+ * came out: a fix that held for the canary but not for the rest sent the whole batch back to fail, until the systemic guard
+ * stopped consumption for every tenant. It now widens in waves, reads each wave's outcomes before the next, and halts on a job
+ * parked again or a tripped guard. Its kept state names the job whose replay is under way, it is audited when it starts, and
+ * one whose instance stopped reads as abandoned; a canary that could not be sent is followed by the next job as canary.
+ */
+class BulkWideningTest {
+    private static final String TENANT = "acme";
+
+    /** The ledger, the operator actions, the kept states and the audit trail of one batch, in memory. */
+    private static final class Rig {
+        final Map<JobKey, LedgerRecord> ledger = new ConcurrentHashMap<>();
+        final Map<String, BulkReplay> kept = new ConcurrentHashMap<>();
+        final List<AuditEntry> audit = new CopyOnWriteArrayList<>();
+        final List<String> replayed = new CopyOnWriteArrayList<>();
+        final List<String> reasons = new CopyOnWriteArrayList<>();
+        /** Jobs whose replayed generation a read found SUCCEEDED. */
+        final Set<String> readSucceeded = ConcurrentHashMap.newKeySet();
+        final List<String> violations = new CopyOnWriteArrayList<>();
+        final AtomicBoolean tripped = new AtomicBoolean();
+        final Set<String> failAgain = ConcurrentHashMap.newKeySet();
+        final Set<String> notSent = ConcurrentHashMap.newKeySet();
+        String tripAt;
+        final List<String> jobs;
+        final BulkReplays bulk;
+
+        Rig(int count) {
+            jobs = IntStream.rangeClosed(1, count).mapToObj(i -> String.format("j-%02d", i)).toList();
+            Instant then = Instant.now().minus(Duration.ofHours(1));
+            jobs.forEach(j -> ledger.put(JobKey.of(TENANT, j), LedgerRecord.fresh(j, TENANT, "permit-report", 1, then)
+                    .moveTo(JobState.ACTIVE, then).moveTo(JobState.QUARANTINED, then)));
+            PoisonGuardConfig config = Configs.defaults().set("poison-guard.replay.canary-timeout", "5s").build();
+            bulk = new BulkReplays(actions(config), listing(), ledgerStore(), auditLog(), store(), Clock.systemUTC(), new CodeVersion("test"),
+                    config, () -> tripped.get() ? Optional.of("tripped by the test") : Optional.empty());
+        }
+
+        private OperatorActions actions(PoisonGuardConfig config) {
+            return new OperatorActions(null, null, null, null, null, null, null, Clock.systemUTC(), null, config) {
+                @Override
+                public ActionOutcome dryRun(JobKey key) {
+                    return new ActionOutcome.WouldReplay(key.jobId(), 2, 2);
+                }
+
+                @Override
+                public ActionOutcome replay(JobKey key, String actor, String reason) {
+                    String job = key.jobId();
+                    BulkReplay now = kept.values().iterator().next();
+                    BulkReplay.Step last = now.outcomes().isEmpty() ? null : now.outcomes().get(now.outcomes().size() - 1);
+                    if (last == null || !last.jobId().equals(job) || !last.outcome().equals("SENDING")) {
+                        violations.add("while " + job + " was replayed the kept state's last step was " + last);
+                    }
+                    if (audit.stream().noneMatch(e -> e.outcome().equals("STARTED"))) {
+                        violations.add("no STARTED audit entry when " + job + " was replayed");
+                    }
+                    String wave = reason.substring(reason.lastIndexOf(", ") + 2, reason.length() - 1);
+                    if (!reasons.isEmpty() && !reasons.get(reasons.size() - 1).endsWith(", " + wave + "]")) {
+                        replayed.stream().filter(j -> !notSent.contains(j) && !readSucceeded.contains(j))
+                                .forEach(j -> violations.add(wave + " began before " + j + " was read SUCCEEDED"));
+                    }
+                    replayed.add(job);
+                    reasons.add(reason);
+                    if (job.equals(tripAt)) {
+                        tripped.set(true);
+                    }
+                    if (notSent.contains(job)) {
+                        return new ActionOutcome.Unrecoverable(job, "no dead-letter copy is left");
+                    }
+                    Instant t = Instant.now();
+                    LedgerRecord replaying = LedgerRecord.fresh(job, TENANT, "permit-report", 2, t).moveTo(JobState.ACTIVE, t);
+                    ledger.put(key, failAgain.contains(job) ? replaying.moveTo(JobState.QUARANTINED, t) : replaying.moveTo(JobState.SUCCEEDED, t));
+                    return new ActionOutcome.Replayed(job, 2, 2);
+                }
+            };
+        }
+
+        private QuarantineStore listing() {
+            Instant now = Instant.now();
+            List<QuarantineRecord> records = jobs.stream().map(j -> new QuarantineRecord(j, TENANT, "permit-report", 1, FailureClass.PERMANENT,
+                    "PERMANENT limit reached", 1, Map.of(FailureClass.PERMANENT, 1), new Diagnostics(10, "UTF-8", null, null, 3, null),
+                    List.of(), now, now, now, now.plus(Duration.ofDays(14)), "m-" + j, QuarantineStatus.QUARANTINED, List.of(), null,
+                    DeadLetterCopy.sent("d-" + j), null)).toList();
+            return (QuarantineStore) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{QuarantineStore.class},
+                    (proxy, method, args) -> {
+                        if (!method.getName().equals("list")) {
+                            throw new AssertionError("a selection only lists, called " + method.getName());
+                        }
+                        return new QuarantinePage(records, null);
+                    });
+        }
+
+        private LedgerStore ledgerStore() {
+            return new LedgerStore() {
+                @Override
+                public Optional<LedgerRecord> find(JobKey key) {
+                    LedgerRecord r = ledger.get(key);
+                    if (r != null && r.generation() == 2 && r.state() == JobState.SUCCEEDED) {
+                        readSucceeded.add(key.jobId());
+                    }
+                    return Optional.ofNullable(r);
+                }
+
+                @Override
+                public LedgerRecord write(LedgerRecord next) {
+                    throw new AssertionError("the batch only reads the ledger; its replays write it");
+                }
+            };
+        }
+
+        private AuditLog auditLog() {
+            return new AuditLog() {
+                @Override
+                public void append(AuditEntry entry) {
+                    audit.add(entry);
+                }
+
+                @Override
+                public List<AuditEntry> forJob(String jobId, Predicate<AuditEntry> keep, int limit) {
+                    return audit.stream().filter(e -> e.jobId().equals(jobId)).filter(keep).toList();
+                }
+
+                @Override
+                public List<AuditEntry> forTenantsJob(Collection<String> tenants, String jobId, int limit) {
+                    return forJob(jobId, e -> tenants.contains(e.tenant()), limit);
+                }
+
+                @Override
+                public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
+                    throw new AssertionError("not listed");
+                }
+            };
+        }
+
+        private BulkReplayStore store() {
+            return new BulkReplayStore() {
+                @Override
+                public void put(BulkReplay batch) {
+                    kept.put(batch.id(), batch);
+                }
+
+                @Override
+                public Optional<BulkReplay> find(String id) {
+                    return Optional.ofNullable(kept.get(id));
+                }
+            };
+        }
+
+        BulkReplay runToEnd() {
+            BulkReplay started = bulk.start(new BulkRequest(TENANT, FailureClass.PERMANENT, Optional.empty(), 100, "reader fixed"), "olga");
+            await().atMost(Duration.ofSeconds(30)).until(() -> !bulk.find(started.id()).orElseThrow().status().running());
+            return bulk.find(started.id()).orElseThrow();
+        }
+
+        String step(BulkReplay batch, String job) {
+            return batch.outcomes().stream().filter(s -> s.jobId().equals(job)).map(BulkReplay.Step::outcome).findFirst().orElse("none");
+        }
+    }
+
+    @Test
+    void aJobThatFailsAgainAfterTheCanaryHaltsTheWideningBeforeTheRestAreSent() {
+        Rig rig = new Rig(30);
+        rig.failAgain.add("j-03");
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("HALTED", batch.status().name(), batch.detail());
+        assertEquals(List.of("j-01", "j-02", "j-03"), rig.replayed, "the canary and the first wave only");
+        assertEquals("FAILED_AGAIN", rig.step(batch, "j-03"));
+        assertTrue(batch.detail().contains("j-03") && batch.detail().contains("27"), batch.detail());
+        assertEquals(27, rig.jobs.stream().filter(j -> rig.ledger.get(JobKey.of(TENANT, j)).generation() == 1).count(),
+                "the 27 jobs not sent stay quarantined");
+    }
+
+    @Test
+    void wavesGrowAndEachIsSentOnlyOnceEveryEarlierJobIsReadSucceeded() {
+        Rig rig = new Rig(30);
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("COMPLETED", batch.status().name(), batch.detail());
+        assertEquals(rig.jobs, rig.replayed);
+        Map<String, Long> perWave = rig.reasons.stream().map(r -> r.substring(r.lastIndexOf(", ") + 2, r.length() - 1))
+                .collect(Collectors.groupingBy(w -> w, java.util.TreeMap::new, Collectors.counting()));
+        assertEquals(Map.of("canary", 1L, "wave 1", 2L, "wave 2", 4L, "wave 3", 8L, "wave 4", 15L), perWave);
+        assertTrue(batch.detail().contains("30 succeeded"), batch.detail());
+        assertTrue(rig.violations.isEmpty(), String.join("\n", rig.violations));
+    }
+
+    @Test
+    void aSystemicTripWhileWideningHaltsTheBatch() {
+        Rig rig = new Rig(30);
+        rig.tripAt = "j-02";
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("HALTED", batch.status().name(), batch.detail());
+        assertEquals(List.of("j-01", "j-02"), rig.replayed, "nothing is sent once consumption has stopped");
+        assertTrue(batch.detail().contains("tripped by the test"), batch.detail());
+    }
+
+    @Test
+    void aCanaryThatCouldNotBeSentIsFollowedByTheNextJobAsCanary() {
+        Rig rig = new Rig(5);
+        rig.notSent.add("j-01");
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("COMPLETED", batch.status().name(), batch.detail());
+        assertEquals("j-02", batch.canaryJobId());
+        assertEquals("UNRECOVERABLE", rig.step(batch, "j-01"));
+    }
+
+    @Test
+    void theKeptStateNamesTheJobWhoseReplayIsUnderWayAndTheBatchIsAuditedWhenItStarts() {
+        Rig rig = new Rig(8);
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("COMPLETED", batch.status().name(), batch.detail());
+        assertTrue(rig.violations.isEmpty(), String.join("\n", rig.violations));
+        assertEquals(List.of("STARTED", "COMPLETED"), rig.audit.stream().map(AuditEntry::outcome).toList());
+        assertTrue(rig.audit.get(0).detail().contains("j-01, j-02"), rig.audit.get(0).detail());
+    }
+
+    @Test
+    void aBatchKeptAsRunningButNotWrittenForMinutesReadsAsAbandonedNamingTheJobUnderWay() {
+        Rig rig = new Rig(1);
+        Instant then = Instant.now().minus(Duration.ofMinutes(10));
+        rig.kept.put("b-1", new BulkReplay("b-1", "olga", "reader fixed", TENANT, FailureClass.PERMANENT, 9, BulkReplay.Status.WIDENING,
+                "j-01", "SUCCEEDED", List.of(new BulkReplay.Step("j-01", "REPLAYED", "generation 2"),
+                new BulkReplay.Step("j-02", "SENDING", "its replay is under way")), then, then, null, "9 jobs selected", 0, 0));
+
+        BulkReplay read = rig.bulk.find("b-1").orElseThrow();
+
+        assertEquals("ABANDONED", read.status().name());
+        assertTrue(read.detail().contains("j-02") && read.detail().contains(then.toString()), read.detail());
+        assertTrue(rig.bulk.find("b-1").isPresent());
+    }
+}
