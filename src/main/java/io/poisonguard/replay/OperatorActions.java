@@ -114,6 +114,9 @@ public class OperatorActions {
             replaying = ledger.write(quarantined.replayed(now));
         } catch (LedgerConflict lost) {
             return conflict(jobId, actor, reason, quarantined);
+        } catch (StoreUnavailable down) {
+            return unanswered(key, AuditAction.REPLAY, down, "the move to REPLAYING", "the job is then REPLAYING with nothing sent:"
+                    + " a replay of it re-issues it once replay.settle-time has passed", actor, reason, quarantined);
         }
         Kept kept;
         List<ArchivedMessage> copies = List.of();
@@ -273,6 +276,22 @@ public class OperatorActions {
                         + " was lost may have moved it to a newer generation, which can be re-issued once replay.settle-time has passed)");
         record(JobKey.of(stuck), AuditAction.REPLAY, failed, actor, reason, stuck.generation(), stuck.attempt());
         return failed;
+    }
+
+    /**
+     * The ledger did not answer an action's move of the job. Nothing after it runs; the caller is answered UNAVAILABLE (503) and
+     * the attempt is audited, saying whether the move may have landed (its answer lost after DynamoDB took it) and, if so, what
+     * finishes the action: the trail must not be silent about a job that may have moved.
+     */
+    private ActionOutcome unanswered(JobKey key, AuditAction action, StoreUnavailable down, String move, String ifLanded, String actor,
+                                     String reason, LedgerRecord before) {
+        LOG.warnf("Job %s: %s was not answered by the ledger (%s)", key.jobId(), move, down.getMessage());
+        String detail = down.outcomeUnknown()
+                ? down.getMessage() + " on " + move + ", which may have landed all the same; " + ifLanded
+                : down.getMessage() + " on " + move + "; nothing changed, try again";
+        ActionOutcome refused = new ActionOutcome.Refused(key.jobId(), Refusal.UNAVAILABLE, detail);
+        record(key, action, refused, actor, reason, before.generation(), before.attempt());
+        return refused;
     }
 
     private ActionOutcome conflict(String jobId, String actor, String reason, LedgerRecord before) {
@@ -511,6 +530,9 @@ public class OperatorActions {
                 outcome = new ActionOutcome.Resolved(jobId, discarded);
             } catch (LedgerConflict lost) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
+            } catch (StoreUnavailable down) {
+                return unanswered(key, AuditAction.RESOLVE, down, "the move to RESOLVED", "the job is then RESOLVED with its kept payload"
+                        + " and dead-letter copies still there: resolve it again to finish the clean-up", actor, reason, current.get());
             }
         }
         record(key, AuditAction.RESOLVE, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),

@@ -1,0 +1,158 @@
+package io.poisonguard.replay;
+
+import io.poisonguard.admission.Diagnostics;
+import io.poisonguard.audit.AuditEntry;
+import io.poisonguard.audit.AuditLog;
+import io.poisonguard.audit.AuditPage;
+import io.poisonguard.config.Configs;
+import io.poisonguard.failure.FailureClass;
+import io.poisonguard.ledger.JobKey;
+import io.poisonguard.ledger.JobState;
+import io.poisonguard.ledger.LedgerRecord;
+import io.poisonguard.ledger.LedgerStore;
+import io.poisonguard.ledger.StoreUnavailable;
+import io.poisonguard.quarantine.DeadLetterCopy;
+import io.poisonguard.quarantine.QuarantineRecord;
+import io.poisonguard.quarantine.QuarantineStatus;
+import io.poisonguard.quarantine.QuarantineStore;
+import io.poisonguard.tenants.Tenant;
+import io.poisonguard.tenants.TenantDirectory;
+import io.poisonguard.tenants.TenantStatus;
+import org.junit.jupiter.api.Test;
+
+import java.lang.reflect.Proxy;
+import java.net.SocketTimeoutException;
+import java.time.Clock;
+import java.time.Duration;
+import java.time.Instant;
+import java.util.Collection;
+import java.util.List;
+import java.util.Map;
+import java.util.Optional;
+import java.util.Set;
+import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.function.Predicate;
+
+import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertInstanceOf;
+import static org.junit.jupiter.api.Assertions.assertTrue;
+
+/**
+ * A replay or a resolve whose move of the ledger got no answer (a timeout after DynamoDB took the write) threw: the operator
+ * got a bare 503, and nothing in the audit trail said the job may have moved: REPLAYING with nothing sent, or RESOLVED with
+ * its clean-up not done. Both are now answered as refused (UNAVAILABLE, still 503), audited, saying what may have happened and
+ * what finishes it.
+ */
+class LostLedgerAnswerTest {
+    private static final JobKey JOB = JobKey.of("acme", "job-1");
+
+    /** A ledger whose writes land but whose answers are lost, and an audit trail, around the operator actions. */
+    private static final class Rig {
+        final List<AuditEntry> audit = new CopyOnWriteArrayList<>();
+        LedgerRecord stored;
+        final OperatorActions actions;
+
+        Rig(boolean landed) {
+            Instant then = Instant.now().minus(Duration.ofHours(1));
+            stored = LedgerRecord.fresh(JOB.jobId(), JOB.tenant(), "permit-report", 1, then).moveTo(JobState.ACTIVE, then)
+                    .moveTo(JobState.QUARANTINED, then);
+            LedgerStore ledger = new LedgerStore() {
+                @Override
+                public Optional<LedgerRecord> find(JobKey key) {
+                    return Optional.of(stored);
+                }
+
+                @Override
+                public LedgerRecord write(LedgerRecord next) {
+                    if (landed) {
+                        stored = next.withVersion(stored.version() + 1);
+                    }
+                    throw new StoreUnavailable(StoreUnavailable.LEDGER, landed, new SocketTimeoutException("read timed out"));
+                }
+            };
+            QuarantineRecord record = new QuarantineRecord(JOB.jobId(), JOB.tenant(), "permit-report", 1, FailureClass.PERMANENT,
+                    "PERMANENT limit reached", 1, Map.of(FailureClass.PERMANENT, 1), new Diagnostics(10, "UTF-8", null, null, 3, null),
+                    List.of(), then, then, then, then.plus(Duration.ofDays(14)), "m-1", QuarantineStatus.QUARANTINED, List.of(), null,
+                    DeadLetterCopy.sent("d-1"), null);
+            QuarantineStore quarantine = (QuarantineStore) Proxy.newProxyInstance(getClass().getClassLoader(),
+                    new Class<?>[]{QuarantineStore.class}, (proxy, method, args) -> {
+                        if (method.getName().equals("find")) {
+                            return Optional.of(record);
+                        }
+                        throw new AssertionError("nothing past the ledger's move may run when it was not answered: " + method.getName());
+                    });
+            TenantDirectory tenants = new TenantDirectory() {
+                @Override
+                public Optional<Tenant> find(String tenant) {
+                    return Optional.of(new Tenant(tenant, TenantStatus.ACTIVE, Set.of("permit-report"), Instant.now(), "root"));
+                }
+
+                @Override
+                public void put(Tenant tenant) {
+                    throw new AssertionError("read only");
+                }
+            };
+            AuditLog log = new AuditLog() {
+                @Override
+                public void append(AuditEntry entry) {
+                    audit.add(entry);
+                }
+
+                @Override
+                public List<AuditEntry> forJob(String jobId, Predicate<AuditEntry> keep, int limit) {
+                    return audit.stream().filter(keep).toList();
+                }
+
+                @Override
+                public List<AuditEntry> forTenantsJob(Collection<String> tenants, String jobId, int limit) {
+                    return audit;
+                }
+
+                @Override
+                public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
+                    throw new AssertionError("not listed");
+                }
+            };
+            actions = new OperatorActions(ledger, quarantine, tenants, null, null, null, log, Clock.systemUTC(), new CodeVersion("test"),
+                    Configs.defaults().build());
+        }
+    }
+
+    @Test
+    void aReplayWhoseMoveToReplayingWasNotAnsweredIsAuditedSayingItMayHaveLanded() {
+        Rig rig = new Rig(true);
+
+        ActionOutcome outcome = rig.actions.replay(JOB, "olga", "reader shipped");
+
+        ActionOutcome.Refused refused = assertInstanceOf(ActionOutcome.Refused.class, outcome);
+        assertEquals(Refusal.UNAVAILABLE, refused.refusal());
+        assertEquals(1, rig.audit.size(), "audited");
+        AuditEntry entry = rig.audit.get(0);
+        assertEquals("REFUSED_UNAVAILABLE", entry.outcome());
+        assertTrue(entry.detail().contains("may have") && entry.detail().contains("REPLAYING") && entry.detail().contains("re-issue"),
+                entry.detail());
+        assertEquals(JobState.REPLAYING, rig.stored.state(), "the write did land");
+    }
+
+    @Test
+    void aReplayWhoseMoveWasRefusedOutrightSaysNothingChanged() {
+        Rig rig = new Rig(false);
+
+        ActionOutcome outcome = rig.actions.replay(JOB, "olga", "reader shipped");
+
+        assertEquals(Refusal.UNAVAILABLE, assertInstanceOf(ActionOutcome.Refused.class, outcome).refusal());
+        assertTrue(rig.audit.get(0).detail().contains("nothing changed"), rig.audit.get(0).detail());
+    }
+
+    @Test
+    void aResolveWhoseMoveWasNotAnsweredIsAuditedSayingAResolveAgainFinishesIt() {
+        Rig rig = new Rig(true);
+
+        ActionOutcome outcome = rig.actions.resolve(JOB, "olga", "duplicate of 9418");
+
+        assertEquals(Refusal.UNAVAILABLE, assertInstanceOf(ActionOutcome.Refused.class, outcome).refusal());
+        AuditEntry entry = rig.audit.get(0);
+        assertEquals("REFUSED_UNAVAILABLE", entry.outcome());
+        assertTrue(entry.detail().contains("may have") && entry.detail().contains("resolve it again"), entry.detail());
+    }
+}
