@@ -46,13 +46,12 @@ import java.util.Optional;
 @ApplicationScoped
 public class OperatorActions {
     private static final Logger LOG = Logger.getLogger(OperatorActions.class);
-    private static final int FORGET_PASSES = 3;
-    private static final java.time.Duration FORGET_PAUSE = java.time.Duration.ofMillis(500);
 
     private final LedgerStore ledger;
     private final QuarantineStore quarantine;
     private final TenantDirectory tenants;
     private final PayloadArchive archive;
+    private final CopySweeper sweeper;
     private final PayloadVault vault;
     private final ReplaySender sender;
     private final AuditLog audit;
@@ -73,6 +72,7 @@ public class OperatorActions {
         this.quarantine = quarantine;
         this.tenants = tenants;
         this.archive = archive;
+        this.sweeper = new CopySweeper(archive);
         this.sender = sender;
         this.audit = audit;
         this.clock = clock;
@@ -445,50 +445,26 @@ public class OperatorActions {
         }
     }
 
-    /** Deletes the DLQ copies of generations below {@code below}; how many it deleted. */
+    /** Deletes the DLQ copies of generations below {@code below}, now; how many it deleted. */
     private int sweepCopies(JobKey key, int below) {
-        String jobId = key.jobId();
-        int deleted = 0;
         try {
-            // A copy held by another reader (a dead-letter sweep, another action) is invisible to one scan:
-            // look again, a few times, while some messages are hidden.
-            for (int pass = 0; pass < FORGET_PASSES; pass++) {
-                List<ArchivedMessage> copies = archive.take(key);
-                List<ArchivedMessage> older = copies.stream().filter(c -> generationOf(c) < below).toList();
-                archive.release(copies.stream().filter(c -> generationOf(c) >= below).toList());
-                deleted += archive.delete(older);
-                if (!archive.someHidden()) {
-                    break;
-                }
-                Thread.sleep(FORGET_PAUSE.toMillis());
-            }
-        } catch (InterruptedException e) {
-            Thread.currentThread().interrupt();
+            return sweeper.sweep(Map.of(key, below));
         } catch (RuntimeException e) {
-            // The replayed copy is out; leftovers expire with their retention and are dropped as stale meanwhile.
-            LOG.warnf("Job %s: cleaning up its kept payload failed (%s); leftovers expire with their retention", jobId,
+            // Leftovers expire with their retention and are dropped as stale meanwhile.
+            LOG.warnf("Job %s: cleaning up its dead-letter copies failed (%s); leftovers expire with their retention", key.jobId(),
                     e.getClass().getSimpleName());
+            return 0;
         }
-        return deleted;
     }
 
     /**
-     * {@link #forget} after a replay from the vault: the kept payload goes at once; the payload is already on
-     * its way, so the operator is answered then and the dead-letter copies are looked for in the background (in a deep DLQ that is
-     * several full scans; a copy missed expires with its retention and is dropped as stale meanwhile).
+     * {@link #forget} after a replay from the vault: the kept payload goes at once; the payload is already on its way, so the
+     * operator is answered then and the dead-letter copies are looked for in the background, in scans shared with the other
+     * jobs waiting (a copy missed expires with its retention and is dropped as stale meanwhile).
      */
     private void forgetLater(JobKey key, int below) {
         discardKept(key, below);
-        Thread.ofVirtual().name("forget-" + key.jobId()).start(() -> sweepCopies(key, below));
-    }
-
-        private static int generationOf(ArchivedMessage copy) {
-        MessageAttribute g = copy.attributes().get(WireAttributes.GENERATION);
-        try {
-            return g == null || g.stringValue() == null ? 1 : Integer.parseInt(g.stringValue().trim());
-        } catch (NumberFormatException e) {
-            return 1;
-        }
+        sweeper.later(key, below);
     }
 
     /** The vault's answer for a job: its payload, or why an entry that exists does not open. */

@@ -21,6 +21,21 @@ public interface PayloadArchive {
     }
 
     /**
+     * The copies of each of these jobs, hidden as {@link #take} hides them: one pass through the queue for them all where the
+     * archive can (what the background clean-up of many replays shares); jobs with none are left out.
+     */
+    default java.util.Map<JobKey, List<ArchivedMessage>> takeAll(java.util.Collection<JobKey> keys) {
+        java.util.Map<JobKey, List<ArchivedMessage>> found = new java.util.HashMap<>();
+        for (JobKey key : keys) {
+            List<ArchivedMessage> copies = take(key);
+            if (!copies.isEmpty()) {
+                found.put(key, copies);
+            }
+        }
+        return found;
+    }
+
+    /**
      * Deletes held copies; returns how many the queue confirmed deleted. A copy it refused (its receipt expired
      * while it was held) stays in the dead-letter queue with its old generation: stale if it is ever received.
      */

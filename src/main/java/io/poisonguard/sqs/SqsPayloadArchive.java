@@ -17,6 +17,9 @@ import software.amazon.awssdk.services.sqs.model.QueueAttributeName;
 
 import java.time.Instant;
 import java.util.ArrayList;
+import java.util.Collection;
+import java.util.HashMap;
+import java.util.Map;
 import java.util.HashSet;
 import java.util.List;
 import java.util.Set;
@@ -38,7 +41,7 @@ public class SqsPayloadArchive implements PayloadArchive {
     private final SqsClient sqs;
     private final QueueUrls urls;
     private final LongPoll longPoll;
-    private final java.util.concurrent.locks.ReentrantLock scan = new java.util.concurrent.locks.ReentrantLock();
+    private final java.util.concurrent.locks.ReentrantLock scan = new java.util.concurrent.locks.ReentrantLock(true);
 
     public SqsPayloadArchive(SqsClient sqs, QueueUrls urls) {
         this.sqs = sqs;
@@ -54,24 +57,47 @@ public class SqsPayloadArchive implements PayloadArchive {
         return hidden != null && Long.parseLong(hidden) > 0;
     }
 
-    /** One scan at a time per process: two concurrent scans would hide each other's messages. */
+    /**
+     * One scan at a time per process: two concurrent scans would hide each other's messages. Fair, so an operator's action is
+     * not starved by the background clean-up's scans.
+     */
     @Override
     public ArchiveScan find(JobKey key) {
         scan.lock();
         try {
-            ArchiveScan quick = scan(key, 0, QUICK_EMPTY_RECEIVES);
+            Scanned quick = scan(Set.of(key), 0, QUICK_EMPTY_RECEIVES);
             // Short polls sample only some SQS servers; before answering "none", look again with a long
             // poll, which asks them all. Only the not-found case pays for it.
-            return quick.copies().isEmpty() ? scan(key, 1, 1) : quick;
+            Scanned sure = quick.found().isEmpty() ? scan(Set.of(key), 1, 1) : quick;
+            return new ArchiveScan(sure.found().getOrDefault(key, List.of()), sure.complete());
         } finally {
             scan.unlock();
         }
     }
 
+    /** One pass through the queue for every key at once: what the background clean-up of many replays shares. */
+    @Override
+    public Map<JobKey, List<ArchivedMessage>> takeAll(Collection<JobKey> keys) {
+        if (keys.isEmpty()) {
+            return Map.of();
+        }
+        scan.lock();
+        try {
+            Scanned quick = scan(Set.copyOf(keys), 0, QUICK_EMPTY_RECEIVES);
+            return quick.found().isEmpty() ? scan(Set.copyOf(keys), 1, 1).found() : quick.found();
+        } finally {
+            scan.unlock();
+        }
+    }
+
+    /** What one scan found, by job, and whether it looked at every message. */
+    private record Scanned(Map<JobKey, List<ArchivedMessage>> found, boolean complete) {
+    }
+
     /** Complete when the queue ran dry or came round again; partial when it stopped at {@link #MAX_ROUNDS}. */
-    private ArchiveScan scan(JobKey key, int waitSeconds, int emptiesToStop) {
+    private Scanned scan(Set<JobKey> keys, int waitSeconds, int emptiesToStop) {
         String url = urls.deadLetter();
-        List<ArchivedMessage> found = new ArrayList<>();
+        Map<JobKey, List<ArchivedMessage>> found = new HashMap<>();
         // Only the receipt handles of what is given back: a deep DLQ of large messages would not fit in the heap whole.
         List<String> others = new ArrayList<>();
         Set<String> seen = new HashSet<>();
@@ -94,9 +120,11 @@ public class SqsPayloadArchive implements PayloadArchive {
                     // Another tenant's job with the same id is not this job: its copy is never taken for this one's.
                     // By the identity the intake gives it (the job-id attribute, else the body's jobId, else the MessageId): an
                     // original kept in the DLQ as it came (its labelled copy refused) may carry no job-id attribute.
-                    if (io.poisonguard.admission.JobIdentity.of(domain).jobId().equals(key.jobId())
-                            && JobKey.of(domain.attribute(WireAttributes.TENANT).orElse(null), key.jobId()).equals(key)) {
-                        found.add(new ArchivedMessage(m.messageId(), m.receiptHandle(), m.body(), domain.attributes()));
+                    JobKey of = JobKey.of(domain.attribute(WireAttributes.TENANT).orElse(null),
+                            io.poisonguard.admission.JobIdentity.of(domain).jobId());
+                    if (keys.contains(of)) {
+                        found.computeIfAbsent(of, k -> new ArrayList<>())
+                                .add(new ArchivedMessage(m.messageId(), m.receiptHandle(), m.body(), domain.attributes()));
                     } else {
                         others.add(m.receiptHandle());
                     }
@@ -106,7 +134,7 @@ public class SqsPayloadArchive implements PayloadArchive {
         } finally {
             giveBack(url, others);
         }
-        return new ArchiveScan(found, complete);
+        return new Scanned(found, complete);
     }
 
     @Override

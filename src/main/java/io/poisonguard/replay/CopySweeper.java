@@ -1,0 +1,97 @@
+package io.poisonguard.replay;
+
+import io.poisonguard.admission.MessageAttribute;
+import io.poisonguard.admission.WireAttributes;
+import io.poisonguard.ledger.JobKey;
+import org.jboss.logging.Logger;
+
+import java.time.Duration;
+import java.util.ArrayList;
+import java.util.HashMap;
+import java.util.List;
+import java.util.Map;
+
+/**
+ * Deletes the dead-letter copies a replay or a resolve left behind: those of a job's generations below the one that went on
+ * (a newer one may have failed again and been quarantined, and its copy must stay).
+ *
+ * <p>SQS cannot look a message up, so every look is a scan of the DLQ under the process's one scan lock. A replay from the
+ * vault answers at once and leaves its look to the background, where the jobs waiting share each scan: a bulk replay of
+ * hundreds costs a few scans, not hundreds queued ahead of every operator's action.
+ */
+final class CopySweeper {
+    private static final Logger LOG = Logger.getLogger(CopySweeper.class);
+    /** Scans per sweep while some copies are hidden (held by another reader, so invisible to one scan). */
+    static final int PASSES = 3;
+    private static final Duration PASS_PAUSE = Duration.ofMillis(500);
+
+    private final PayloadArchive archive;
+    /** Jobs waiting for the background sweep, each with the generation below which its copies go. */
+    private final Map<JobKey, Integer> waiting = new HashMap<>();
+    private boolean draining;
+
+    CopySweeper(PayloadArchive archive) {
+        this.archive = archive;
+    }
+
+    /** Sweeps the job's copies below {@code below} in the background, with whatever else waits. */
+    synchronized void later(JobKey key, int below) {
+        waiting.merge(key, below, Math::max);
+        if (!draining) {
+            draining = true;
+            Thread.ofVirtual().name("dead-letter-sweep").start(this::drain);
+        }
+    }
+
+    private void drain() {
+        while (true) {
+            Map<JobKey, Integer> next;
+            synchronized (this) {
+                if (waiting.isEmpty()) {
+                    draining = false;
+                    return;
+                }
+                next = new HashMap<>(waiting);
+                waiting.clear();
+            }
+            try {
+                sweep(next);
+            } catch (RuntimeException e) {
+                // Leftovers carry their old generation (dropped as stale if ever received) and expire with their retention.
+                LOG.warnf("Sweeping the dead-letter copies of %d replayed jobs failed (%s); leftovers expire with their retention",
+                        next.size(), e.getClass().getSimpleName());
+            }
+        }
+    }
+
+    /** Sweeps now, for each job its copies below its generation; how many copies were deleted. */
+    int sweep(Map<JobKey, Integer> below) {
+        int deleted = 0;
+        try {
+            for (int pass = 0; pass < PASSES; pass++) {
+                Map<JobKey, List<ArchivedMessage>> found = archive.takeAll(below.keySet());
+                List<ArchivedMessage> older = new ArrayList<>();
+                List<ArchivedMessage> newer = new ArrayList<>();
+                found.forEach((key, copies) -> copies.forEach(c -> (generationOf(c) < below.get(key) ? older : newer).add(c)));
+                archive.release(newer);
+                deleted += archive.delete(older);
+                if (!archive.someHidden()) {
+                    break;
+                }
+                Thread.sleep(PASS_PAUSE.toMillis());
+            }
+        } catch (InterruptedException e) {
+            Thread.currentThread().interrupt();
+        }
+        return deleted;
+    }
+
+    static int generationOf(ArchivedMessage copy) {
+        MessageAttribute g = copy.attributes().get(WireAttributes.GENERATION);
+        try {
+            return g == null || g.stringValue() == null ? 1 : Integer.parseInt(g.stringValue().trim());
+        } catch (NumberFormatException e) {
+            return 1;
+        }
+    }
+}
