@@ -75,25 +75,29 @@ for (;;) {
   const s = await call('GET', `/ops/replays/${r.json.id}`);
   if (s.status >= 400) fail(problem(s), 1);
   const steps = s.json.outcomes || [];
-  // FAILED_AGAIN: replayed, then parked again (the batch halts on it).
+  // FAILED_AGAIN: replayed, then parked again (the batch halts on it). NOT_ENDED: replayed, its outcome not known in time.
+  // SENDING: its replay under way.
   const failedAgain = steps.filter((o) => o.outcome === 'FAILED_AGAIN');
-  const replayed = steps.filter((o) => o.outcome === 'REPLAYED').length + failedAgain.length + (s.json.stepsOmitted || 0);
-  const notReplayed = steps.filter((o) => o.outcome !== 'REPLAYED' && o.outcome !== 'FAILED_AGAIN');
+  const notEnded = steps.filter((o) => o.outcome === 'NOT_ENDED');
+  const replayed = steps.filter((o) => o.outcome === 'REPLAYED').length + failedAgain.length + notEnded.length + (s.json.stepsOmitted || 0);
+  const notReplayed = steps.filter((o) => !['REPLAYED', 'FAILED_AGAIN', 'NOT_ENDED', 'SENDING'].includes(o.outcome));
   const notNamed = s.json.notReplayedOmitted || 0;
   const summary = `${s.json.status}: ${replayed} replayed, ${notReplayed.length + notNamed} not, of ${s.json.selected} selected`;
   if (summary !== last) { console.log(summary); last = summary; }
   if (s.json.updatedAt !== lastUpdate) { lastUpdate = s.json.updatedAt; movedAt = Date.now(); }
-  if (!['CANARY_RUNNING', 'WIDENING'].includes(s.json.status)) {
+  // ABANDONED: nothing has kept the batch's state for 2 minutes; looked at until it moves again or the stall limit.
+  if (!['CANARY_RUNNING', 'WIDENING', 'ABANDONED'].includes(s.json.status)) {
     console.log(s.json.detail);
     failedAgain.forEach((o) => console.log(`failed again: ${line(o)}`));
+    notEnded.forEach((o) => console.log(`not ended in time: ${line(o)}`));
     notReplayed.forEach((o) => console.log(`not replayed: ${line(o)}`));
     if (notNamed > 0) console.log(`... and ${notNamed} more not replayed (too many to keep; each is in the audit trail)`);
     // Success is every selected job replayed; anything else is for the operator to look at.
-    process.exit(s.json.status === 'COMPLETED' && notReplayed.length + notNamed + failedAgain.length === 0 ? 0 : 1);
+    process.exit(s.json.status === 'COMPLETED' && notReplayed.length + notNamed + failedAgain.length + notEnded.length === 0 ? 0 : 1);
   }
   if (Date.now() - movedAt > STALL_MS) {
     fail(`bulk replay ${r.json.id} has not moved since ${lastUpdate} (${s.json.status}): the instance running it may have died;`
-      + ` jobs not yet replayed stay quarantined (GET /ops/replays/${r.json.id})`, 3);
+      + ` jobs not yet replayed stay quarantined (GET /ops/replays/${r.json.id}; ${s.json.detail})`, 3);
   }
   await new Promise((res) => setTimeout(res, 1000));
 }

@@ -5,6 +5,7 @@ import io.poisonguard.replay.BulkReplay;
 import io.poisonguard.replay.BulkReplayStore;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 
 import java.time.Clock;
 import java.time.Duration;
@@ -18,6 +19,7 @@ import java.util.Optional;
  * for {@link #KEPT} after the batch started (TTL {@code expiresAt}). The audit trail keeps the outcome for good.
  */
 public final class DynamoBulkReplayStore implements BulkReplayStore {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(DynamoBulkReplayStore.class);
     /** How long a batch's state stays readable. */
     public static final Duration KEPT = Duration.ofDays(30);
     /** What a {@link io.poisonguard.ledger.StoreUnavailable} names when this table does not answer. */
@@ -66,7 +68,17 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
             item.put("finishedAt", Attrs.millis(b.finishedAt()));
         }
         item.put("expiresAt", Attrs.epochSeconds(b.startedAt().plus(KEPT)));
-        Unavailability.write(STORE, () -> dynamo.putItem(r -> r.tableName(table).item(item)));
+        if (b.finishedAt() != null) {
+            Unavailability.write(STORE, () -> dynamo.putItem(r -> r.tableName(table).item(item)));
+            return;
+        }
+        try {
+            // A running state never lands over an end: an earlier write that the SDK gave up on may still be applied by DynamoDB
+            // after the final state was kept, and the condition is checked when it is applied.
+            Unavailability.write(STORE, () -> dynamo.putItem(r -> r.tableName(table).item(item).conditionExpression("attribute_not_exists(finishedAt)")));
+        } catch (ConditionalCheckFailedException ended) {
+            LOG.debugf("Bulk replay %s: a running state was not kept over its end", b.id());
+        }
     }
 
     @Override

@@ -5,20 +5,19 @@ import io.poisonguard.ledger.JobKey;
 import java.time.Duration;
 import java.util.ArrayList;
 import java.util.List;
-import java.util.Map;
 import java.util.Optional;
-import java.util.function.Consumer;
-import java.util.stream.Collectors;
 
 /**
  * One bulk replay as it runs: a canary, then waves that grow while the jobs already sent keep succeeding.
  *
  * <p>The canary is the first selected job whose replay goes out (of at most {@value #CANARY_TRIES}: a job not replayed, its
- * payload gone or another action on it, says nothing of the fix). Once it has succeeded the rest follow in waves of
- * {@value #FIRST_WAVE}, doubling up to {@value #MAX_WAVE}; each wave's outcomes are read before the next is sent. A job of a
- * wave parked again, this worker's systemic guard tripping, or a wave whose outcomes are not all known within
- * {@code replay.canary-timeout} halts the batch: the jobs not yet sent stay quarantined. So a fix that holds for the canary
- * but not for the rest costs a few jobs, not the batch and a fleet-wide stop.
+ * payload gone or another action on it, says nothing of the fix). Once it has succeeded the rest follow in waves: the first
+ * of {@value #FIRST_WAVE}, each next one twice as many as the last one saw succeed, never more than the batch's largest wave
+ * (kept below what trips the systemic guard, so a wave that fails whole cannot stop consumption on its own). Each wave's
+ * outcomes are read before the next is sent. A job of a wave parked again, this worker's systemic guard tripping, a replay
+ * that met a dependency not answering, or a wave whose outcomes are not all known within {@code replay.canary-timeout}
+ * halts the batch: the jobs not yet sent stay quarantined. So a fix that holds for the canary but not for the rest costs a
+ * few jobs, not the batch and a fleet-wide stop.
  *
  * <p>Before each job's replay the kept state names it ({@value #SENDING}), so a batch whose instance dies mid-step says which
  * job may be left REPLAYING.
@@ -26,10 +25,13 @@ import java.util.stream.Collectors;
 final class BatchRun {
     static final int CANARY_TRIES = 3;
     static final int FIRST_WAVE = 2;
+    /** The largest wave when the systemic guard is off. */
     static final int MAX_WAVE = 64;
     /** A step whose replay was under way when the state was kept. */
     static final String SENDING = "SENDING";
     static final String FAILED_AGAIN = "FAILED_AGAIN";
+    /** A step replayed whose outcome was not known when the watch ran out. */
+    static final String NOT_ENDED = "NOT_ENDED";
 
     /** What a batch's run reports back: its state after a step, and its end. */
     interface Keeper {
@@ -42,13 +44,15 @@ final class BatchRun {
     private final WaveWatch watch;
     private final ConsumptionState consumption;
     private final Duration timeout;
+    private final int maxWave;
     private final java.time.Clock clock;
     private final Keeper keeper;
     private final List<BulkReplay.Step> steps = new ArrayList<>();
     private BulkReplay state;
 
-    BatchRun(BulkReplay started, OperatorActions actions, WaveWatch watch, ConsumptionState consumption, Duration timeout,
+    BatchRun(BulkReplay started, OperatorActions actions, WaveWatch watch, ConsumptionState consumption, Duration timeout, int maxWave,
              java.time.Clock clock, Keeper keeper) {
+        this.maxWave = maxWave;
         this.state = started;
         this.actions = actions;
         this.watch = watch;
@@ -68,6 +72,12 @@ final class BatchRun {
     }
 
     void run(List<JobKey> jobs) {
+        Optional<String> stoppedAtStart = consumption.stopped();
+        if (stoppedAtStart.isPresent()) {
+            keeper.finish(state.withCanary(null), BulkReplay.Status.HALTED, null, steps(), "consumption is stopped here ("
+                    + stoppedAtStart.get() + "): nothing was replayed; resume consumption, then start the batch again");
+            return;
+        }
         int next = 0;
         WaveWatch.Sent canary = null;
         while (canary == null && next < Math.min(CANARY_TRIES, jobs.size())) {
@@ -79,59 +89,74 @@ final class BatchRun {
             }
         }
         if (canary == null) {
-            keeper.finish(state, BulkReplay.Status.CANARY_FAILED, "NOT_REPLAYED", steps(), "no canary went out: the first " + next
-                    + " jobs were not replayed (see their steps; a job whose payload is gone or that another action holds says"
-                    + " nothing of the fix); the other " + (jobs.size() - next) + " jobs stay quarantined");
+            keeper.finish(state.withCanary(null), BulkReplay.Status.CANARY_FAILED, "NOT_REPLAYED", steps(), "no canary went out: the"
+                    + " first " + next + " jobs were not replayed (see their steps; a job whose payload is gone or that another action"
+                    + " holds says nothing of the fix); the other " + (jobs.size() - next) + " jobs stay quarantined");
             return;
         }
         keep(BulkReplay.Status.CANARY_RUNNING, null, "canary " + canary.key().jobId() + " sent; waiting for its outcome");
         WaveWatch.Result result = watch.await(List.of(canary), timeout, consumption::stopped);
-        String canaryOutcome = describe(result.endings().get(canary.key()), result.stoppedBy(), timeout);
-        if (!canaryOutcome.equals("SUCCEEDED")) {
-            markFailedAgain(result);
+        WaveWatch.Ending ending = result.endings().get(canary.key());
+        String canaryOutcome = describe(ending, result.stoppedBy(), timeout);
+        if (!(ending instanceof WaveWatch.Ending.Succeeded)) {
+            mark(result);
             int left = jobs.size() - next;
-            String why = result.stoppedBy().isPresent()
-                    ? "consumption stopped while the canary " + canary.key().jobId() + " ran (" + result.stoppedBy().get() + "); the other "
-                            + left + " jobs stay quarantined"
-                    : canaryOutcome.startsWith(BulkReplays.NOT_STARTED)
-                    ? "the canary " + canary.key().jobId() + " did not reach a worker within replay.canary-timeout (" + canaryOutcome
-                            + ": its copy waits behind the main queue's backlog, so the fix is untested); it runs when its turn comes,"
-                            + " and the other " + left + " jobs stay quarantined: replay them once it has succeeded"
-                    : "the canary " + canary.key().jobId() + " did not succeed (" + canaryOutcome + "); the other " + left
-                            + " jobs stay quarantined";
-            keeper.finish(state, result.stoppedBy().isPresent() ? BulkReplay.Status.HALTED : BulkReplay.Status.CANARY_FAILED, canaryOutcome,
-                    steps(), why);
+            String name = "the canary " + canary.key().jobId();
+            String why = switch (ending) {
+                case WaveWatch.Ending.Unknown u when result.stoppedBy().isPresent() -> "consumption stopped while " + name + " waited ("
+                        + result.stoppedBy().get() + "), so the fix is untested";
+                case WaveWatch.Ending.Unknown u when !u.started() -> name + " did not reach a worker within replay.canary-timeout ("
+                        + canaryOutcome + ": its copy waits behind the main queue's backlog, so the fix is untested); it runs when its"
+                        + " turn comes: replay the others once it has succeeded";
+                case WaveWatch.Ending.MovedOn m -> name + " was replayed again by another action before its outcome was read ("
+                        + canaryOutcome + "), so the fix is untested";
+                default -> name + " did not succeed (" + canaryOutcome + ")";
+            };
+            // A canary that failed is a failed canary, even when the guard tripped on it in the same moment.
+            BulkReplay.Status status = ending instanceof WaveWatch.Ending.Unknown && result.stoppedBy().isPresent()
+                    ? BulkReplay.Status.HALTED : BulkReplay.Status.CANARY_FAILED;
+            keeper.finish(state, status, canaryOutcome, steps(), why + "; the other " + left + " jobs stay quarantined");
             return;
         }
         widen(jobs, next, canaryOutcome);
     }
 
     private void widen(List<JobKey> jobs, int from, String canaryOutcome) {
+        keep(BulkReplay.Status.WIDENING, canaryOutcome, "the canary succeeded; widening");
         int next = from;
-        int size = FIRST_WAVE;
+        int size = Math.min(FIRST_WAVE, maxWave);
         int wave = 1;
-        long succeeded = 1;
-        long unknown = 0;
+        Tally tally = new Tally(jobs.size());
+        tally.tried = from;
+        tally.succeeded++;
         while (next < jobs.size()) {
             List<WaveWatch.Sent> sent = new ArrayList<>();
+            List<ActionOutcome.Refused> unavailable = new ArrayList<>();
             int end = Math.min(jobs.size(), next + size);
             Optional<String> stop = consumption.stopped();
-            while (next < end && stop.isEmpty()) {
+            while (next < end && stop.isEmpty() && unavailable.isEmpty()) {
                 JobKey key = jobs.get(next++);
-                int w = wave;
-                send(key, "wave " + w, BulkReplay.Status.WIDENING).ifPresent(r -> sent.add(new WaveWatch.Sent(key, r.generation())));
+                ActionOutcome outcome = replay(key, "wave " + wave, BulkReplay.Status.WIDENING);
+                switch (outcome) {
+                    case ActionOutcome.Replayed r -> sent.add(new WaveWatch.Sent(key, r.generation()));
+                    // The main queue or a store did not answer: the next job would meet the same.
+                    case ActionOutcome.Refused r when r.refusal() == Refusal.SEND_FAILED || r.refusal() == Refusal.UNAVAILABLE -> unavailable.add(r);
+                    default -> { }
+                }
                 stop = consumption.stopped();
             }
+            tally.tried = next;
             keep(BulkReplay.Status.WIDENING, canaryOutcome, "wave " + wave + ": " + sent.size() + " sent; waiting for their outcomes");
             WaveWatch.Result result = watch.await(sent, timeout, consumption::stopped);
-            markFailedAgain(result);
-            succeeded += result.count(WaveWatch.Ending.Succeeded.class);
-            long waveUnknown = result.count(WaveWatch.Ending.Unknown.class);
-            unknown += waveUnknown;
+            mark(result);
+            long waveSucceeded = result.count(WaveWatch.Ending.Succeeded.class);
+            tally.succeeded += waveSucceeded;
+            tally.notEnded += result.count(WaveWatch.Ending.Unknown.class);
+            tally.movedOn += result.count(WaveWatch.Ending.MovedOn.class);
             int left = jobs.size() - next;
-            String tally = tally(next, jobs.size(), succeeded, unknown);
             if (!result.failedAgain().isEmpty()) {
                 List<String> failed = result.failedAgain().stream().map(e -> e.getKey().jobId()).toList();
+                tally.failedAgain += failed.size();
                 halt(canaryOutcome, left, failed.size() + " job(s) of wave " + wave + " failed again after the canary succeeded ("
                         + String.join(", ", failed.subList(0, Math.min(5, failed.size()))) + (failed.size() > 5 ? ", …" : "")
                         + "): the fix does not hold for every job", tally);
@@ -142,48 +167,79 @@ final class BatchRun {
                 halt(canaryOutcome, left, "consumption stopped (" + stopped.get() + ")", tally);
                 return;
             }
-            if (waveUnknown > 0 && left > 0) {
-                halt(canaryOutcome, left, waveUnknown + " job(s) of wave " + wave + " had not ended within replay.canary-timeout ("
-                        + timeout.toSeconds() + "s), so nothing says the fix holds for them", tally);
+            if (!unavailable.isEmpty()) {
+                ActionOutcome.Refused r = unavailable.get(0);
+                halt(canaryOutcome, left, "job " + r.jobId() + "'s replay met a dependency that did not answer (" + r.refusal() + ": "
+                        + r.detail() + ")", tally);
                 return;
             }
-            size = Math.min(MAX_WAVE, size * 2);
+            if (result.count(WaveWatch.Ending.Unknown.class) > 0 && left > 0) {
+                halt(canaryOutcome, left, result.count(WaveWatch.Ending.Unknown.class) + " job(s) of wave " + wave + " had not ended"
+                        + " within replay.canary-timeout (" + timeout.toSeconds() + "s), so nothing says the fix holds for them", tally);
+                return;
+            }
+            // Grows with what was seen to succeed: a wave of refusals (payloads gone) or of jobs moved on is no evidence.
+            size = Math.max(1, Math.min(maxWave, (int) Math.min(Integer.MAX_VALUE, 2 * waveSucceeded)));
             wave++;
         }
-        keeper.finish(state, BulkReplay.Status.COMPLETED, canaryOutcome, steps(), tally(next, jobs.size(), succeeded, unknown));
+        keeper.finish(state, BulkReplay.Status.COMPLETED, canaryOutcome, steps(), tally.toString());
     }
 
-    private static String tally(int sentOrTried, int total, long succeeded, long unknown) {
-        return sentOrTried + " of " + total + " jobs tried; " + succeeded + " succeeded"
-                + (unknown > 0 ? ", " + unknown + " not ended within replay.canary-timeout (they run when their turn comes)" : "");
+    /** What a batch's final detail counts. */
+    private static final class Tally {
+        final int total;
+        int tried;
+        long succeeded;
+        long failedAgain;
+        long notEnded;
+        long movedOn;
+
+        Tally(int total) {
+            this.total = total;
+        }
+
+        @Override
+        public String toString() {
+            return tried + " of " + total + " jobs tried; " + succeeded + " succeeded"
+                    + (failedAgain > 0 ? ", " + failedAgain + " failed again" : "")
+                    + (notEnded > 0 ? ", " + notEnded + " not ended within replay.canary-timeout (they run when their turn comes; their"
+                    + " steps say NOT_ENDED)" : "")
+                    + (movedOn > 0 ? ", " + movedOn + " replayed again by another action" : "");
+        }
     }
 
-    private void halt(String canaryOutcome, int left, String why, String tally) {
+    private void halt(String canaryOutcome, int left, String why, Tally tally) {
         keeper.finish(state, BulkReplay.Status.HALTED, canaryOutcome, steps(), "widening stopped: " + why + "; the other " + left
                 + " jobs stay quarantined (" + tally + ")");
     }
 
-    /**
-     * Replays one job, its step named {@value #SENDING} in the kept state while it goes; returns the replay when it went out.
-     */
     private Optional<ActionOutcome.Replayed> send(JobKey key, String role, BulkReplay.Status status) {
+        return replay(key, role, status) instanceof ActionOutcome.Replayed r ? Optional.of(r) : Optional.empty();
+    }
+
+    /** Replays one job, its step named {@value #SENDING} in the kept state while it goes. */
+    private ActionOutcome replay(JobKey key, String role, BulkReplay.Status status) {
         steps.add(new BulkReplay.Step(key.jobId(), SENDING, "its replay is under way (if the batch stopped here, the job may be"
                 + " REPLAYING: a replay of it re-issues it once replay.settle-time has passed)"));
         keep(status, null, state.detail());
         ActionOutcome outcome = actions.replay(key, state.actor(), state.reason() + " [bulk " + state.id() + ", " + role + "]");
         steps.set(steps.size() - 1, BulkReplays.step(outcome));
-        return outcome instanceof ActionOutcome.Replayed r ? Optional.of(r) : Optional.empty();
+        return outcome;
     }
 
-    /** The steps of jobs parked again say so, with the state and reason the ledger gives. */
-    private void markFailedAgain(WaveWatch.Result result) {
-        Map<String, WaveWatch.Ending.FailedAgain> failed = result.failedAgain().stream()
-                .collect(Collectors.toMap(e -> e.getKey().jobId(), e -> (WaveWatch.Ending.FailedAgain) e.getValue(), (a, b) -> a));
+    /** The steps of jobs parked again, or not ended by the deadline, say so (the ledger's state and reason, or how far it got). */
+    private void mark(WaveWatch.Result result) {
         for (int i = 0; i < steps.size(); i++) {
             BulkReplay.Step s = steps.get(i);
-            WaveWatch.Ending.FailedAgain f = failed.get(s.jobId());
-            if (f != null && s.outcome().equals("REPLAYED")) {
+            WaveWatch.Ending e = result.endings().get(JobKey.of(state.tenant(), s.jobId()));
+            if (!s.outcome().equals("REPLAYED") || e == null) {
+                continue;
+            }
+            if (e instanceof WaveWatch.Ending.FailedAgain f) {
                 steps.set(i, new BulkReplay.Step(s.jobId(), FAILED_AGAIN, BulkReplays.cut(f.state() + ": " + f.reason())));
+            } else if (e instanceof WaveWatch.Ending.Unknown u) {
+                steps.set(i, new BulkReplay.Step(s.jobId(), NOT_ENDED, (u.started() ? "running" : "not yet taken by a worker")
+                        + " when replay.canary-timeout ran out"));
             }
         }
     }

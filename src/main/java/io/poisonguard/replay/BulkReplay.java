@@ -101,8 +101,10 @@ public record BulkReplay(
         /** An error stopped the batch; the jobs not yet replayed stay quarantined. */
         STOPPED,
         /**
-         * Widening stopped: a job of the last wave failed again, this worker's systemic guard tripped, or a wave's outcomes were
-         * not known within {@code replay.canary-timeout}. The jobs not yet replayed stay quarantined.
+         * Stopped before the end by what the batch saw, not by the fix failing its canary: a job of a wave failed again, this
+         * worker's systemic guard tripped (or was tripped when the batch started, or while the canary waited), a replay met a
+         * dependency not answering, or a wave's outcomes were not known within {@code replay.canary-timeout}. The jobs not yet
+         * replayed stay quarantined.
          */
         HALTED,
         /**

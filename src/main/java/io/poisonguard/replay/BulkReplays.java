@@ -53,6 +53,12 @@ public class BulkReplays {
     private final CodeVersion codeVersion;
     private final PoisonGuardConfig.Replay settings;
     private final ConsumptionState consumption;
+    private final int maxWave;
+    /**
+     * Orders the writes of a batch's state (its steps, the touch, its end). A lock rather than a monitor: the writes are
+     * DynamoDB calls on virtual threads, which a monitor would pin to their carriers for as long as the call takes.
+     */
+    private final java.util.concurrent.locks.ReentrantLock writes = new java.util.concurrent.locks.ReentrantLock();
     private final Map<String, BulkReplay> running = new ConcurrentHashMap<>();
     /** Batches that ended here whose final state the store did not take: this instance answers for them. */
     private final Map<String, BulkReplay> unkept = new ConcurrentHashMap<>();
@@ -62,14 +68,24 @@ public class BulkReplays {
      * replay), so its readers see it move; scripts/replay.mjs gives up after 5 minutes unmoved.
      */
     static final Duration TOUCH = Duration.ofSeconds(30);
-    /** A batch kept as running but not written for this long has lost its instance (or its instance cannot write the table). */
-    static final Duration ABANDONED_AFTER = TOUCH.multipliedBy(4);
+    private final Duration touch;
+    /** A batch kept as running but not written for this long (four touches) has lost its instance, or it cannot write the table. */
+    private final Duration abandonedAfter;
     /** How a canary that never reached a worker within the timeout is reported. */
     static final String NOT_STARTED = "NOT_STARTED";
     private static final java.time.Duration FINAL_WRITE_PAUSE = java.time.Duration.ofSeconds(1);
 
+    @jakarta.inject.Inject
     public BulkReplays(OperatorActions actions, QuarantineStore quarantine, LedgerStore ledger, AuditLog audit, BulkReplayStore store,
                        Clock clock, CodeVersion codeVersion, PoisonGuardConfig config, ConsumptionState consumption) {
+        this(actions, quarantine, ledger, audit, store, clock, codeVersion, config, consumption, TOUCH);
+    }
+
+    /** With {@code touch} for {@link #TOUCH} (tests, which cannot wait minutes); a batch then reads abandoned after four. */
+    BulkReplays(OperatorActions actions, QuarantineStore quarantine, LedgerStore ledger, AuditLog audit, BulkReplayStore store,
+                Clock clock, CodeVersion codeVersion, PoisonGuardConfig config, ConsumptionState consumption, Duration touch) {
+        this.touch = touch;
+        this.abandonedAfter = touch.multipliedBy(4);
         this.actions = actions;
         this.quarantine = quarantine;
         this.ledger = ledger;
@@ -79,6 +95,18 @@ public class BulkReplays {
         this.codeVersion = codeVersion;
         this.settings = config.replay();
         this.consumption = consumption;
+        this.maxWave = maxWave(config.systemic());
+    }
+
+    /**
+     * The largest wave of a batch: below the systemic guard's thresholds (same-signature failures, quarantines per window), so a
+     * wave whose jobs all fail again halts the batch before the guard stops consumption for every tenant on its account.
+     */
+    static int maxWave(PoisonGuardConfig.Systemic guard) {
+        if (!guard.enabled()) {
+            return BatchRun.MAX_WAVE;
+        }
+        return Math.max(1, Math.min(BatchRun.MAX_WAVE, Math.min(guard.sameSignature() - 1, guard.maxQuarantines() / 2)));
     }
 
     /**
@@ -124,9 +152,9 @@ public class BulkReplays {
         return local != null ? Optional.of(local) : store.find(id).map(this::orAbandoned);
     }
 
-    /** A batch kept as running, but not written for {@link #ABANDONED_AFTER}, reads as abandoned, saying what that leaves. */
+    /** A batch kept as running, but not written for four touches, reads as abandoned, saying what that leaves. */
     private BulkReplay orAbandoned(BulkReplay kept) {
-        if (!kept.status().running() || kept.updatedAt().plus(ABANDONED_AFTER).isAfter(clock.instant())) {
+        if (!kept.status().running() || kept.updatedAt().plus(abandonedAfter).isAfter(clock.instant())) {
             return kept;
         }
         String sending = kept.outcomes().stream().filter(s -> s.outcome().equals(BatchRun.SENDING)).map(BulkReplay.Step::jobId)
@@ -187,17 +215,29 @@ public class BulkReplays {
         BulkReplay started = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), jobIds.size(),
                 BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected" + partly,
                 0, 0);
+        store.put(started);
         // Audited before anything is replayed (a trail that does not answer refuses the batch, 503): a batch whose instance dies
         // midway still has its start in the trail, with the jobs it took.
-        audit.append(new AuditEntry("bulk:" + id, request.tenant(), now, actor, AuditAction.BULK_REPLAY, request.reason(), codeVersion.value(),
-                null, null, "STARTED", request.failureClass() + ", " + jobIds.size() + " selected: " + named(jobIds) + partly));
-        store.put(started);
+        try {
+            audit.append(new AuditEntry("bulk:" + id, request.tenant(), now, actor, AuditAction.BULK_REPLAY, request.reason(),
+                    codeVersion.value(), null, null, "STARTED", request.failureClass() + ", " + jobIds.size() + " selected: " + named(jobIds)
+                    + partly));
+        } catch (RuntimeException e) {
+            try {
+                store.put(started.next(BulkReplay.Status.STOPPED, null, List.of(), clock.instant(), true,
+                        "not started: the audit trail did not answer, and nothing is replayed unaudited"));
+            } catch (RuntimeException alsoDown) {
+                LOG.warnf("Bulk replay %s was refused (the audit trail did not answer), and keeping that failed too (%s)", id,
+                        alsoDown.getClass().getSimpleName());
+            }
+            throw e;
+        }
         if (!partly.isEmpty()) {
             // Said again when the batch ends, in its final detail and its audit entry, which replace the starting detail.
             partlyOf.put(id, partly);
         }
         running.put(id, started);
-        BatchRun batch = new BatchRun(started, actions, new WaveWatch(ledger, clock), consumption, settings.canaryTimeout(), clock,
+        BatchRun batch = new BatchRun(started, actions, new WaveWatch(ledger, clock), consumption, settings.canaryTimeout(), maxWave, clock,
                 new BatchRun.Keeper() {
                     @Override
                     public void progress(BulkReplay state) {
@@ -214,12 +254,15 @@ public class BulkReplays {
         Thread.ofVirtual().name("bulk-replay-" + id).start(() -> {
             try {
                 batch.run(jobIds);
-            } catch (RuntimeException e) {
+            } catch (Throwable e) {
+                // An Error too (out of memory): the batch must not read as running for ever on this instance.
                 LOG.errorf("Bulk replay %s stopped by %s", id, e.getClass().getName());
                 BulkReplay last = batch.state();
                 List<BulkReplay.Step> steps = batch.steps();
-                finish(last, BulkReplay.Status.STOPPED, last.canaryOutcome(), steps, "stopped by an error ("
-                        + e.getClass().getSimpleName() + ") after " + steps.size() + " of " + jobIds.size() + " jobs");
+                long done = steps.stream().filter(st -> !st.outcome().equals(BatchRun.SENDING)).count();
+                finish(last, BulkReplay.Status.STOPPED, last.canaryOutcome(), steps, "stopped by an error (" + e.getClass().getSimpleName()
+                        + ") after " + done + " of " + jobIds.size() + " jobs" + (done < steps.size() ? " (the one whose step says SENDING"
+                        + " was under way: it may be REPLAYING, and a replay of it re-issues it once replay.settle-time has passed)" : ""));
             } finally {
                 ticker.interrupt();
             }
@@ -234,18 +277,21 @@ public class BulkReplays {
                 + (jobIds.size() > shown ? " and " + (jobIds.size() - shown) + " more" : "");
     }
 
-    /** Writes a running batch's state again whenever no step has for {@link #TOUCH}, until it ends. */
+    /** Writes a running batch's state again whenever no step has for two thirds of a touch, until it ends. */
     private void touchWhileRunning(String id) {
         while (!Thread.currentThread().isInterrupted()) {
-            LockSupport.parkNanos(TOUCH.toNanos() / 2);
-            synchronized (this) {
+            LockSupport.parkNanos(touch.toNanos() / 3);
+            writes.lock();
+            try {
                 BulkReplay state = running.get(id);
-                if (state == null) {
+                if (state == null || state.finishedAt() != null) {
                     return;
                 }
-                if (!state.updatedAt().plus(TOUCH).isAfter(clock.instant())) {
+                if (!state.updatedAt().plus(touch.multipliedBy(2).dividedBy(3)).isAfter(clock.instant())) {
                     progress(state.touched(clock.instant()));
                 }
+            } finally {
+                writes.unlock();
             }
         }
     }
@@ -254,15 +300,21 @@ public class BulkReplays {
      * Keeps the batch's state after a step. A write the store refuses does not stop the batch (its jobs are replayed and
      * audited one by one all the same): this instance answers for it meanwhile, and the next step's write keeps it.
      */
-    private synchronized void progress(BulkReplay state) {
-        if (!running.containsKey(state.id())) {
-            return;
-        }
-        running.put(state.id(), state);
+    private void progress(BulkReplay state) {
+        writes.lock();
         try {
-            store.put(state);
-        } catch (RuntimeException e) {
-            LOG.warnf("Bulk replay %s: keeping its progress failed (%s); the next step keeps it", state.id(), e.getClass().getSimpleName());
+            BulkReplay now = running.get(state.id());
+            if (now == null || now.finishedAt() != null) {
+                return;
+            }
+            running.put(state.id(), state);
+            try {
+                store.put(state);
+            } catch (RuntimeException e) {
+                LOG.warnf("Bulk replay %s: keeping its progress failed (%s); the next step keeps it", state.id(), e.getClass().getSimpleName());
+            }
+        } finally {
+            writes.unlock();
         }
     }
 
@@ -286,12 +338,13 @@ public class BulkReplays {
     private void finish(BulkReplay batch, BulkReplay.Status status, String canaryOutcome, List<BulkReplay.Step> outcomes, String detail) {
         String partly = partlyOf.remove(batch.id());
         BulkReplay done = batch.next(status, canaryOutcome, outcomes, clock.instant(), true, partly == null ? detail : detail + partly);
-        synchronized (this) {
-            // Under the lock the touch takes: once the batch is no longer running, nothing writes a running state over its end.
-            running.remove(batch.id());
-        }
-        if (!keep(done)) {
-            unkept.put(done.id(), done);
+        writes.lock();
+        try {
+            // Under the lock the touch takes: once the end is here, nothing writes a running state over it, and this instance
+            // answers with the end while it is being kept.
+            running.put(done.id(), done);
+        } finally {
+            writes.unlock();
         }
         try {
             audited(done);
@@ -299,6 +352,10 @@ public class BulkReplays {
             LOG.errorf("Bulk replay %s ended %s but its audit entry was not written (%s): %s", done.id(), done.status(),
                     e.getClass().getSimpleName(), done.detail());
         }
+        if (!keep(done)) {
+            unkept.put(done.id(), done);
+        }
+        running.remove(done.id());
     }
 
     private boolean keep(BulkReplay done) {

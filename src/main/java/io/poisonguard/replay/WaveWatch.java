@@ -21,8 +21,8 @@ import java.util.function.Supplier;
  * Reads, from the ledger, how the jobs a bulk replay just sent came out: each replayed generation ends SUCCEEDED, parked
  * again (the fix did not hold for it), or is not known by the deadline. The canary is a wave of one.
  *
- * <p>Every pending job is read once a round; rounds are spaced so a wide wave reads about {@value #READS_PER_SECOND} jobs a
- * second at most, however many are pending.
+ * <p>Every pending job is read once a round, the reads spaced to {@value #READS_PER_SECOND} a second at most, however many
+ * are pending; the deadline and the stop are looked at after every read.
  */
 final class WaveWatch {
     private static final Logger LOG = Logger.getLogger(WaveWatch.class);
@@ -78,21 +78,30 @@ final class WaveWatch {
         Map<JobKey, Ending> endings = new LinkedHashMap<>();
         Map<JobKey, JobState> seen = new java.util.HashMap<>();
         Instant deadline = clock.instant().plus(timeout);
-        while (true) {
+        Optional<String> stopped = Optional.empty();
+        boolean over = false;
+        while (!over) {
             for (Sent s : wave) {
-                if (!endings.containsKey(s.key())) {
-                    read(s, seen).ifPresent(e -> endings.put(s.key(), e));
+                if (endings.containsKey(s.key())) {
+                    continue;
                 }
+                read(s, seen).ifPresent(e -> endings.put(s.key(), e));
+                stopped = stop.get();
+                over = endings.size() == wave.size() || stopped.isPresent() || !clock.instant().isBefore(deadline);
+                if (over) {
+                    break;
+                }
+                // Reads spaced, so a wide wave does not burst on the ledger the workers are writing.
+                LockSupport.parkNanos(1_000_000_000L / READS_PER_SECOND);
             }
-            Optional<String> stopped = stop.get();
-            if (endings.size() == wave.size() || stopped.isPresent() || !clock.instant().isBefore(deadline)) {
-                // Started: a read found the job's copy taken by a worker (no longer REPLAYING).
-                wave.forEach(s -> endings.putIfAbsent(s.key(), new Ending.Unknown(seen.containsKey(s.key()) && seen.get(s.key()) != JobState.REPLAYING)));
-                return new Result(order(wave, endings), stopped);
+            over |= endings.size() == wave.size();
+            if (!over) {
+                LockSupport.parkNanos(POLL.toNanos());
             }
-            int pending = wave.size() - endings.size();
-            LockSupport.parkNanos(Math.max(POLL.toNanos(), pending * 1_000_000_000L / READS_PER_SECOND));
         }
+        // Started: a read found the job's copy taken by a worker (no longer REPLAYING).
+        wave.forEach(s -> endings.putIfAbsent(s.key(), new Ending.Unknown(seen.containsKey(s.key()) && seen.get(s.key()) != JobState.REPLAYING)));
+        return new Result(order(wave, endings), stopped);
     }
 
     /** The job's ending, if it has one; {@code seen} keeps the last state read at the sent generation. */

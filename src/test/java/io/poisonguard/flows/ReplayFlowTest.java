@@ -781,6 +781,8 @@ class ReplayFlowTest extends FlowTest {
         assertEquals("COMPLETED", awaitBatch(id));
         assertEquals(3, (int) given().auth().oauth2(viewer).get("/ops/replays/" + id).then().extract().path("outcomes.size()"));
         assertEquals(2, flaky.refused.get(), "both refusals happened");
+        // The end is shown as soon as it is reached, and audited then.
+        await().atMost(Duration.ofSeconds(10)).until(() -> audit.forJob("bulk:" + id, 10).size() == 2);
         List<AuditEntry> entries = audit.forJob("bulk:" + id, 10);
         assertEquals(List.of("STARTED", "COMPLETED"), entries.stream().map(AuditEntry::outcome).toList(), "audited when it started and ended");
         await().atMost(Duration.ofSeconds(30)).until(() -> jobs.stream().allMatch(j -> state(j) == JobState.SUCCEEDED));

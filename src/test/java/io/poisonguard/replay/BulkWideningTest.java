@@ -29,6 +29,7 @@ import java.util.Optional;
 import java.util.Set;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
+import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
 import java.util.function.Predicate;
 import java.util.stream.Collectors;
@@ -62,17 +63,34 @@ class BulkWideningTest {
         final Set<String> failAgain = ConcurrentHashMap.newKeySet();
         final Set<String> notSent = ConcurrentHashMap.newKeySet();
         String tripAt;
+        final Set<String> neverEnd = ConcurrentHashMap.newKeySet();
+        final Set<String> sendFails = ConcurrentHashMap.newKeySet();
+        /** Read as another job's: trips the guard when it is read (the batch then watches). */
+        String tripOnRead;
+        /** Released by the test: the replay of the first job waits for it. */
+        CountDownLatch firstReplay = new CountDownLatch(0);
         final List<String> jobs;
         final BulkReplays bulk;
+        BulkReplays otherInstance;
 
         Rig(int count) {
+            this(count, c -> c, Duration.ofSeconds(30));
+        }
+
+        Rig(int count, java.util.function.UnaryOperator<Configs> settings, Duration touch) {
             jobs = IntStream.rangeClosed(1, count).mapToObj(i -> String.format("j-%02d", i)).toList();
             Instant then = Instant.now().minus(Duration.ofHours(1));
             jobs.forEach(j -> ledger.put(JobKey.of(TENANT, j), LedgerRecord.fresh(j, TENANT, "permit-report", 1, then)
                     .moveTo(JobState.ACTIVE, then).moveTo(JobState.QUARANTINED, then)));
-            PoisonGuardConfig config = Configs.defaults().set("poison-guard.replay.canary-timeout", "5s").build();
-            bulk = new BulkReplays(actions(config), listing(), ledgerStore(), auditLog(), store(), Clock.systemUTC(), new CodeVersion("test"),
-                    config, () -> tripped.get() ? Optional.of("tripped by the test") : Optional.empty());
+            PoisonGuardConfig config = settings.apply(Configs.defaults().set("poison-guard.replay.canary-timeout", "5s")).build();
+            bulk = instance(config, touch);
+            otherInstance = instance(config, touch);
+        }
+
+        /** One instance of the service over this rig's stores. */
+        private BulkReplays instance(PoisonGuardConfig config, Duration touch) {
+            return new BulkReplays(actions(config), listing(), ledgerStore(), auditLog(), store(), Clock.systemUTC(), new CodeVersion("test"),
+                    config, () -> tripped.get() ? Optional.of("tripped by the test") : Optional.empty(), touch);
         }
 
         private OperatorActions actions(PoisonGuardConfig config) {
@@ -85,6 +103,13 @@ class BulkWideningTest {
                 @Override
                 public ActionOutcome replay(JobKey key, String actor, String reason) {
                     String job = key.jobId();
+                    if (replayed.isEmpty()) {
+                        try {
+                            firstReplay.await(30, java.util.concurrent.TimeUnit.SECONDS);
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                        }
+                    }
                     BulkReplay now = kept.values().iterator().next();
                     BulkReplay.Step last = now.outcomes().isEmpty() ? null : now.outcomes().get(now.outcomes().size() - 1);
                     if (last == null || !last.jobId().equals(job) || !last.outcome().equals("SENDING")) {
@@ -106,9 +131,13 @@ class BulkWideningTest {
                     if (notSent.contains(job)) {
                         return new ActionOutcome.Unrecoverable(job, "no dead-letter copy is left");
                     }
+                    if (sendFails.contains(job)) {
+                        return new ActionOutcome.Refused(job, Refusal.SEND_FAILED, "the main queue did not take the replayed message");
+                    }
                     Instant t = Instant.now();
                     LedgerRecord replaying = LedgerRecord.fresh(job, TENANT, "permit-report", 2, t).moveTo(JobState.ACTIVE, t);
-                    ledger.put(key, failAgain.contains(job) ? replaying.moveTo(JobState.QUARANTINED, t) : replaying.moveTo(JobState.SUCCEEDED, t));
+                    ledger.put(key, neverEnd.contains(job) ? replaying
+                            : failAgain.contains(job) ? replaying.moveTo(JobState.QUARANTINED, t) : replaying.moveTo(JobState.SUCCEEDED, t));
                     return new ActionOutcome.Replayed(job, 2, 2);
                 }
             };
@@ -133,6 +162,9 @@ class BulkWideningTest {
             return new LedgerStore() {
                 @Override
                 public Optional<LedgerRecord> find(JobKey key) {
+                    if (key.jobId().equals(tripOnRead)) {
+                        tripped.set(true);
+                    }
                     LedgerRecord r = ledger.get(key);
                     if (r != null && r.generation() == 2 && r.state() == JobState.SUCCEEDED) {
                         readSucceeded.add(key.jobId());
@@ -185,10 +217,22 @@ class BulkWideningTest {
             };
         }
 
+        BulkReplay start() {
+            return bulk.start(new BulkRequest(TENANT, FailureClass.PERMANENT, Optional.empty(), 100, "reader fixed"), "olga");
+        }
+
         BulkReplay runToEnd() {
-            BulkReplay started = bulk.start(new BulkRequest(TENANT, FailureClass.PERMANENT, Optional.empty(), 100, "reader fixed"), "olga");
-            await().atMost(Duration.ofSeconds(30)).until(() -> !bulk.find(started.id()).orElseThrow().status().running());
+            return awaitEnd(start(), Duration.ofSeconds(30));
+        }
+
+        BulkReplay awaitEnd(BulkReplay started, Duration atMost) {
+            await().atMost(atMost).until(() -> !bulk.find(started.id()).orElseThrow().status().running());
             return bulk.find(started.id()).orElseThrow();
+        }
+
+        Map<String, Long> perWave() {
+            return reasons.stream().map(r -> r.substring(r.lastIndexOf(", ") + 2, r.length() - 1))
+                    .collect(Collectors.groupingBy(w -> w, java.util.TreeMap::new, Collectors.counting()));
         }
 
         String step(BulkReplay batch, String job) {
@@ -213,15 +257,14 @@ class BulkWideningTest {
 
     @Test
     void wavesGrowAndEachIsSentOnlyOnceEveryEarlierJobIsReadSucceeded() {
-        Rig rig = new Rig(30);
+        Rig rig = new Rig(30, c -> c.set("poison-guard.systemic.same-signature", "50").set("poison-guard.systemic.max-quarantines", "200"),
+                Duration.ofSeconds(30));
 
         BulkReplay batch = rig.runToEnd();
 
         assertEquals("COMPLETED", batch.status().name(), batch.detail());
         assertEquals(rig.jobs, rig.replayed);
-        Map<String, Long> perWave = rig.reasons.stream().map(r -> r.substring(r.lastIndexOf(", ") + 2, r.length() - 1))
-                .collect(Collectors.groupingBy(w -> w, java.util.TreeMap::new, Collectors.counting()));
-        assertEquals(Map.of("canary", 1L, "wave 1", 2L, "wave 2", 4L, "wave 3", 8L, "wave 4", 15L), perWave);
+        assertEquals(Map.of("canary", 1L, "wave 1", 2L, "wave 2", 4L, "wave 3", 8L, "wave 4", 15L), rig.perWave());
         assertTrue(batch.detail().contains("30 succeeded"), batch.detail());
         assertTrue(rig.violations.isEmpty(), String.join("\n", rig.violations));
     }
@@ -274,6 +317,111 @@ class BulkWideningTest {
 
         assertEquals("ABANDONED", read.status().name());
         assertTrue(read.detail().contains("j-02") && read.detail().contains(then.toString()), read.detail());
-        assertTrue(rig.bulk.find("b-1").isPresent());
+        assertEquals("WIDENING", rig.kept.get("b-1").status().name(), "read so, never written so");
+    }
+
+    /**
+     * With the systemic guard's defaults (5 same-signature failures, 20 quarantines a minute) no wave is wider than 4: a wave
+     * that fails whole halts the batch before the guard stops consumption for every tenant on its account.
+     */
+    @Test
+    void noWaveIsWiderThanTheSystemicGuardTolerates() {
+        Rig rig = new Rig(30);
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("COMPLETED", batch.status().name(), batch.detail());
+        assertEquals(rig.jobs, rig.replayed);
+        assertEquals(4L, rig.perWave().values().stream().mapToLong(Long::longValue).max().orElseThrow(), rig.perWave().toString());
+    }
+
+    @Test
+    void aWaveWhoseJobsHaveNotEndedWithinTheTimeoutHaltsTheBatchAndSaysWhich() {
+        Rig rig = new Rig(10, c -> c.set("poison-guard.replay.canary-timeout", "1s"), Duration.ofSeconds(30));
+        rig.neverEnd.add("j-03");
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("HALTED", batch.status().name(), batch.detail());
+        assertEquals(List.of("j-01", "j-02", "j-03"), rig.replayed);
+        assertEquals("NOT_ENDED", rig.step(batch, "j-03"));
+        assertTrue(batch.detail().contains("had not ended") && batch.detail().contains("7 jobs stay quarantined"), batch.detail());
+    }
+
+    @Test
+    void aReplayThatMetADependencyNotAnsweringHaltsTheWidening() {
+        Rig rig = new Rig(10);
+        rig.sendFails.add("j-02");
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("HALTED", batch.status().name(), batch.detail());
+        assertEquals(List.of("j-01", "j-02"), rig.replayed, "nothing more is tried once the main queue did not take one");
+        assertTrue(batch.detail().contains("SEND_FAILED"), batch.detail());
+    }
+
+    @Test
+    void aCanaryIsTriedOnThreeJobsAtMost() {
+        Rig rig = new Rig(10);
+        rig.notSent.addAll(List.of("j-01", "j-02", "j-03", "j-04"));
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("CANARY_FAILED", batch.status().name(), batch.detail());
+        assertEquals(List.of("j-01", "j-02", "j-03"), rig.replayed);
+        assertEquals(null, batch.canaryJobId(), "no job went out as canary");
+    }
+
+    @Test
+    void aBatchStartedWhileConsumptionIsStoppedReplaysNothing() {
+        Rig rig = new Rig(10);
+        rig.tripped.set(true);
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("HALTED", batch.status().name(), batch.detail());
+        assertEquals(List.of(), rig.replayed);
+    }
+
+    @Test
+    void aCanaryThatFailedIsAFailedCanaryEvenWhenTheGuardTripsOnIt() {
+        Rig rig = new Rig(10);
+        rig.failAgain.add("j-01");
+        rig.tripAt = "j-01";
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("CANARY_FAILED", batch.status().name(), batch.detail());
+    }
+
+    /** The guard trips while a wave is watched (its jobs not ended): the watch stops at once, not at the timeout. */
+    @Test
+    void aTripWhileAWaveIsWatchedStopsTheWatchAtOnce() {
+        Rig rig = new Rig(10, c -> c.set("poison-guard.replay.canary-timeout", "60s"), Duration.ofSeconds(30));
+        rig.neverEnd.addAll(List.of("j-02", "j-03"));
+        rig.tripOnRead = "j-03";
+
+        BulkReplay batch = rig.awaitEnd(rig.start(), Duration.ofSeconds(15));
+
+        assertEquals("HALTED", batch.status().name(), batch.detail());
+        assertTrue(batch.detail().contains("consumption stopped"), batch.detail());
+    }
+
+    /**
+     * A batch whose step takes longer than the time after which a kept state reads abandoned (a slow replay, a wave watched) is
+     * still read as running by another instance: its state is written again while it waits.
+     */
+    @Test
+    void aLiveBatchBlockedInAStepDoesNotReadAsAbandonedOnAnotherInstance() {
+        Rig rig = new Rig(3, c -> c, Duration.ofMillis(300));
+        rig.firstReplay = new CountDownLatch(1);
+        BulkReplay started = rig.start();
+
+        await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(5))
+                .until(() -> rig.otherInstance.find(started.id()).orElseThrow().status() == BulkReplay.Status.CANARY_RUNNING);
+        rig.firstReplay.countDown();
+
+        assertEquals("COMPLETED", rig.awaitEnd(started, Duration.ofSeconds(30)).status().name());
+        assertEquals("COMPLETED", rig.otherInstance.find(started.id()).orElseThrow().status().name());
     }
 }
