@@ -105,6 +105,12 @@ public class DynamoBeans {
 
     @Produces
     @ApplicationScoped
+    io.poisonguard.replay.ReplayQuota replayQuota(DynamoDbClient dynamo, Names names) {
+        return new DynamoReplayQuota(dynamo, names.bulkReplaysTable());
+    }
+
+    @Produces
+    @ApplicationScoped
     AuditLog audit(DynamoDbClient dynamo, Names names, java.time.Clock clock, PoisonGuardConfig config) {
         return new DynamoAuditLog(dynamo, names.auditTable(), clock, cursors(config));
     }

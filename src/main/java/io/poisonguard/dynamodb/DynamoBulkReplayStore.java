@@ -83,6 +83,10 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
 
     @Override
     public Optional<BulkReplay> find(String id) {
+        if (id.startsWith(DynamoReplayQuota.PREFIX)) {
+            // The fleet's replay counts share this table; they are no batch.
+            return Optional.empty();
+        }
         Map<String, AttributeValue> item = Unavailability.read(STORE, () -> dynamo.getItem(r -> r.tableName(table)
                 .key(Map.of("id", Attrs.s(id))).consistentRead(true)).item());
         if (item == null || item.isEmpty() || Attrs.expired(item, "expiresAt", clock.instant())) {

@@ -17,7 +17,6 @@ import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.quarantine.ReplayEntry;
-import io.poisonguard.pacing.Pacer;
 import io.poisonguard.tenants.TenantDirectory;
 import io.poisonguard.vault.KeptPayload;
 import io.poisonguard.vault.PayloadVault;
@@ -57,7 +56,7 @@ public class OperatorActions {
     private final AuditLog audit;
     private final Clock clock;
     private final CodeVersion codeVersion;
-    private final Pacer pacer;
+    private final ReplayPacing pacer;
     private final java.time.Duration settleTime;
     private final java.time.Duration quarantineRetention;
     private final int redriveMaxReceiveCount;
@@ -66,7 +65,7 @@ public class OperatorActions {
 
     public OperatorActions(LedgerStore ledger, QuarantineStore quarantine, TenantDirectory tenants, PayloadArchive archive,
                            PayloadVault vault, ReplaySender sender, AuditLog audit, Clock clock, CodeVersion codeVersion,
-                           PoisonGuardConfig config) {
+                           PoisonGuardConfig config, ReplayQuota quota) {
         this.vault = vault;
         this.ledger = ledger;
         this.quarantine = quarantine;
@@ -77,7 +76,7 @@ public class OperatorActions {
         this.audit = audit;
         this.clock = clock;
         this.codeVersion = codeVersion;
-        this.pacer = new Pacer(config.replay().rate());
+        this.pacer = new ReplayPacing(config.replay().rate(), quota, clock);
         this.settleTime = config.replay().settleTime();
         this.redriveMaxReceiveCount = config.resources().redriveMaxReceiveCount();
         this.queueRetention = config.resources().queueRetention();

@@ -94,7 +94,7 @@ class BulkWideningTest {
         }
 
         private OperatorActions actions(PoisonGuardConfig config) {
-            return new OperatorActions(null, null, null, null, null, null, null, Clock.systemUTC(), null, config) {
+            return new OperatorActions(null, null, null, null, null, null, null, Clock.systemUTC(), null, config, ReplayQuota.NONE) {
                 @Override
                 public ActionOutcome dryRun(JobKey key) {
                     return new ActionOutcome.WouldReplay(key.jobId(), 2, 2);

@@ -114,7 +114,7 @@ class LostLedgerAnswerTest {
                 }
             };
             actions = new OperatorActions(ledger, quarantine, tenants, null, null, null, log, Clock.systemUTC(), new CodeVersion("test"),
-                    Configs.defaults().build());
+                    Configs.defaults().build(), ReplayQuota.NONE);
         }
     }
 

@@ -202,6 +202,6 @@ class SweepCoalescingTest {
             }
         };
         return new OperatorActions(store, quarantine, tenants, archive, vault, (body, attributes) -> { }, log, Clock.systemUTC(),
-                new CodeVersion("test"), Configs.defaults().set("poison-guard.replay.rate", "1000").build());
+                new CodeVersion("test"), Configs.defaults().set("poison-guard.replay.rate", "1000").build(), ReplayQuota.NONE);
     }
 }
