@@ -24,6 +24,8 @@ final class CopySweeper {
     /** Scans per sweep while some copies are hidden (held by another reader, so invisible to one scan). */
     static final int PASSES = 3;
     private static final Duration PASS_PAUSE = Duration.ofMillis(500);
+    /** Most jobs one background sweep takes. */
+    static final int BATCH = 100;
 
     private final PayloadArchive archive;
     /** Jobs waiting for the background sweep, each with the generation below which its copies go. */
@@ -34,33 +36,51 @@ final class CopySweeper {
         this.archive = archive;
     }
 
-    /** Sweeps the job's copies below {@code below} in the background, with whatever else waits. */
+    /** Sweeps the job's copies below {@code below} in the background, with whatever else waits. Never throws. */
     synchronized void later(JobKey key, int below) {
         waiting.merge(key, below, Math::max);
         if (!draining) {
-            draining = true;
-            Thread.ofVirtual().name("dead-letter-sweep").start(this::drain);
+            try {
+                Thread.ofVirtual().name("dead-letter-sweep").start(this::drain);
+                draining = true;
+            } catch (Throwable e) {
+                // The replay went out; its leftovers wait for the next sweep this starts (or expire, stale, with their retention).
+                LOG.warnf("The dead-letter sweep did not start (%s); %d jobs wait for the next", e.getClass().getSimpleName(), waiting.size());
+            }
         }
     }
 
     private void drain() {
-        while (true) {
-            Map<JobKey, Integer> next;
-            synchronized (this) {
-                if (waiting.isEmpty()) {
-                    draining = false;
-                    return;
+        try {
+            while (true) {
+                Map<JobKey, Integer> next = new HashMap<>();
+                synchronized (this) {
+                    if (waiting.isEmpty()) {
+                        draining = false;
+                        return;
+                    }
+                    // At most BATCH jobs a sweep: what one scan holds stays small, and the rest wait for the next.
+                    var it = waiting.entrySet().iterator();
+                    while (it.hasNext() && next.size() < BATCH) {
+                        var e = it.next();
+                        next.put(e.getKey(), e.getValue());
+                        it.remove();
+                    }
                 }
-                next = new HashMap<>(waiting);
-                waiting.clear();
+                try {
+                    sweep(next);
+                } catch (RuntimeException e) {
+                    // Leftovers carry their old generation (dropped as stale if ever received) and expire with their retention.
+                    LOG.warnf("Sweeping the dead-letter copies of %d replayed jobs failed (%s); leftovers expire with their retention",
+                            next.size(), e.getClass().getSimpleName());
+                }
             }
-            try {
-                sweep(next);
-            } catch (RuntimeException e) {
-                // Leftovers carry their old generation (dropped as stale if ever received) and expire with their retention.
-                LOG.warnf("Sweeping the dead-letter copies of %d replayed jobs failed (%s); leftovers expire with their retention",
-                        next.size(), e.getClass().getSimpleName());
+        } catch (Throwable e) {
+            // An Error (out of memory): this drain ends, and the next replay starts another for what still waits.
+            synchronized (this) {
+                draining = false;
             }
+            LOG.errorf("The dead-letter sweep stopped (%s); the next replay from the vault starts it again", e.getClass().getSimpleName());
         }
     }
 
@@ -73,8 +93,12 @@ final class CopySweeper {
                 List<ArchivedMessage> older = new ArrayList<>();
                 List<ArchivedMessage> newer = new ArrayList<>();
                 found.forEach((key, copies) -> copies.forEach(c -> (generationOf(c) < below.get(key) ? older : newer).add(c)));
-                archive.release(newer);
-                deleted += archive.delete(older);
+                try {
+                    // Deleted first: their receipts were taken at the scan's start and expire with its hold.
+                    deleted += archive.delete(older);
+                } finally {
+                    archive.release(newer);
+                }
                 if (!archive.someHidden()) {
                     break;
                 }

@@ -196,7 +196,14 @@ public class OperatorActions {
         }
         // Keep the generation the job was quarantined at: a copy of it that shows up later is then
         // forwarded to the DLQ as a copy of a parked job, never dropped as stale.
-        ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
+        try {
+            ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
+        } catch (StoreUnavailable down) {
+            // Not put back: a move that landed unanswered would make the put-back conflict, and its audit say REPLAYING.
+            return unanswered(key, AuditAction.REPLAY, down, "the conclusion UNRECOVERABLE (no payload is left anywhere)", "the job is"
+                    + " then UNRECOVERABLE; if not, it stays REPLAYING and a replay after replay.settle-time looks for its payload again",
+                    actor, reason, replaying);
+        }
         // A record gone since the guard read it has nothing to say: the ledger already does. One a copy's reopen replaced
         // meanwhile (the payload turned up after all) is not this conclusion's to change.
         try {
@@ -394,8 +401,7 @@ public class OperatorActions {
         try {
             ledger.write(before.withVersion(replaying.version()));
         } catch (RuntimeException e) {
-            detail = why + "; putting the job back failed too (" + e.getClass().getSimpleName() + "): it stays REPLAYING until"
-                    + " replay.settle-time has passed, then a replay re-issues it";
+            detail = why + "; putting the job back failed too (" + e.getClass().getSimpleName() + "): " + whereNow(key);
         }
         try {
             quarantine.recordReplayOutcome(key, replaying.generation(), QuarantineStatus.QUARANTINED, refusal.name());
@@ -406,6 +412,18 @@ public class OperatorActions {
         ActionOutcome failed = new ActionOutcome.Refused(key.jobId(), refusal, detail);
         record(key, AuditAction.REPLAY, failed, actor, reason, replaying.generation(), replaying.attempt() + 1);
         return failed;
+    }
+
+    /** Where a job whose put-back failed is now, as the ledger says (the put-back's own write may have landed unanswered). */
+    private String whereNow(JobKey key) {
+        try {
+            return ledger.findOwn(key).map(l -> l.state() == JobState.REPLAYING
+                    ? "it stays REPLAYING until replay.settle-time has passed, then a replay re-issues it"
+                    : "the ledger says it is " + l.state() + " at generation " + l.generation()).orElse("its ledger record is gone");
+        } catch (RuntimeException e) {
+            return "it may stay REPLAYING (the ledger did not answer a read either); once replay.settle-time has passed a replay"
+                    + " re-issues it";
+        }
     }
 
     /** Why a replay could not go on, for the operator and the audit: what did not answer. */
@@ -603,6 +621,10 @@ public class OperatorActions {
             ledger.write(current.moveTo(JobState.UNRECOVERABLE, now));
         } catch (LedgerConflict lost) {
             LOG.debugf("Job %s changed while being marked unrecoverable", current.jobId());
+        } catch (StoreUnavailable down) {
+            // The answer stays the same (its record is past its retention: nothing holds its payload); the next replay marks it.
+            LOG.warnf("Job %s: marking it UNRECOVERABLE was not answered (%s); the next replay concludes it again", current.jobId(),
+                    down.getMessage());
         }
     }
 

@@ -22,7 +22,8 @@ public interface PayloadArchive {
 
     /**
      * The copies of each of these jobs, hidden as {@link #take} hides them: one pass through the queue for them all where the
-     * archive can (what the background clean-up of many replays shares); jobs with none are left out.
+     * archive can (what the background clean-up of many replays shares); jobs with none are left out. Their bodies may be left
+     * out: the clean-up reads only a copy's receipt and generation.
      */
     default java.util.Map<JobKey, List<ArchivedMessage>> takeAll(java.util.Collection<JobKey> keys) {
         java.util.Map<JobKey, List<ArchivedMessage>> found = new java.util.HashMap<>();

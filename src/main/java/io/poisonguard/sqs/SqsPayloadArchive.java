@@ -65,10 +65,10 @@ public class SqsPayloadArchive implements PayloadArchive {
     public ArchiveScan find(JobKey key) {
         scan.lock();
         try {
-            Scanned quick = scan(Set.of(key), 0, QUICK_EMPTY_RECEIVES);
+            Scanned quick = scan(Set.of(key), 0, QUICK_EMPTY_RECEIVES, true);
             // Short polls sample only some SQS servers; before answering "none", look again with a long
             // poll, which asks them all. Only the not-found case pays for it.
-            Scanned sure = quick.found().isEmpty() ? scan(Set.of(key), 1, 1) : quick;
+            Scanned sure = quick.found().isEmpty() ? scan(Set.of(key), 1, 1, true) : quick;
             return new ArchiveScan(sure.found().getOrDefault(key, List.of()), sure.complete());
         } finally {
             scan.unlock();
@@ -83,8 +83,10 @@ public class SqsPayloadArchive implements PayloadArchive {
         }
         scan.lock();
         try {
-            Scanned quick = scan(Set.copyOf(keys), 0, QUICK_EMPTY_RECEIVES);
-            return quick.found().isEmpty() ? scan(Set.copyOf(keys), 1, 1).found() : quick.found();
+            // Without their bodies: the clean-up needs only a copy's receipt and generation, and a sweep of many jobs in a deep
+            // queue must not hold their payloads.
+            Scanned quick = scan(Set.copyOf(keys), 0, QUICK_EMPTY_RECEIVES, false);
+            return quick.found().isEmpty() ? scan(Set.copyOf(keys), 1, 1, false).found() : quick.found();
         } finally {
             scan.unlock();
         }
@@ -95,7 +97,7 @@ public class SqsPayloadArchive implements PayloadArchive {
     }
 
     /** Complete when the queue ran dry or came round again; partial when it stopped at {@link #MAX_ROUNDS}. */
-    private Scanned scan(Set<JobKey> keys, int waitSeconds, int emptiesToStop) {
+    private Scanned scan(Set<JobKey> keys, int waitSeconds, int emptiesToStop, boolean bodies) {
         String url = urls.deadLetter();
         Map<JobKey, List<ArchivedMessage>> found = new HashMap<>();
         // Only the receipt handles of what is given back: a deep DLQ of large messages would not fit in the heap whole.
@@ -115,7 +117,10 @@ public class SqsPayloadArchive implements PayloadArchive {
                 empty = 0;
                 boolean wrapped = false;
                 for (Message m : batch) {
-                    wrapped |= !seen.add(m.messageId());
+                    // Seen before in this scan: the queue came round (its hold ran out). Held once, by its newest receipt: SQS
+                    // deletes a message re-received only by the receipt it was last received with.
+                    boolean again = !seen.add(m.messageId());
+                    wrapped |= again;
                     InboundMessage domain = SqsJobQueue.toDomain(m, Instant.EPOCH);
                     // Another tenant's job with the same id is not this job: its copy is never taken for this one's.
                     // By the identity the intake gives it (the job-id attribute, else the body's jobId, else the MessageId): an
@@ -123,14 +128,21 @@ public class SqsPayloadArchive implements PayloadArchive {
                     JobKey of = JobKey.of(domain.attribute(WireAttributes.TENANT).orElse(null),
                             io.poisonguard.admission.JobIdentity.of(domain).jobId());
                     if (keys.contains(of)) {
-                        found.computeIfAbsent(of, k -> new ArrayList<>())
-                                .add(new ArchivedMessage(m.messageId(), m.receiptHandle(), m.body(), domain.attributes()));
+                        List<ArchivedMessage> copies = found.computeIfAbsent(of, k -> new ArrayList<>());
+                        if (again) {
+                            copies.removeIf(c -> c.messageId().equals(m.messageId()));
+                        }
+                        copies.add(new ArchivedMessage(m.messageId(), m.receiptHandle(), bodies ? m.body() : "", domain.attributes()));
                     } else {
                         others.add(m.receiptHandle());
                     }
                 }
                 complete = wrapped;
             }
+        } catch (RuntimeException e) {
+            // What was found is not handed over: shown again now rather than hidden for the rest of the hold.
+            found.values().forEach(copies -> copies.forEach(c -> others.add(c.receiptHandle())));
+            throw e;
         } finally {
             giveBack(url, others);
         }

@@ -18,6 +18,7 @@ import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.tenants.Tenant;
 import io.poisonguard.tenants.TenantDirectory;
 import io.poisonguard.tenants.TenantStatus;
+import io.poisonguard.vault.PayloadVault;
 import org.junit.jupiter.api.Test;
 
 import java.lang.reflect.Proxy;
@@ -53,7 +54,11 @@ class LostLedgerAnswerTest {
         final OperatorActions actions;
 
         Rig(boolean landed) {
-            Instant then = Instant.now().minus(Duration.ofHours(1));
+            this(landed, 1, true, Instant.now().minus(Duration.ofHours(1)), null, null);
+        }
+
+        /** Writes from the {@code failFrom}-th on are not answered; before it they land and are answered. */
+        Rig(boolean landed, int failFrom, boolean withRecord, Instant then, PayloadVault vault, PayloadArchive archive) {
             stored = LedgerRecord.fresh(JOB.jobId(), JOB.tenant(), "permit-report", 1, then).moveTo(JobState.ACTIVE, then)
                     .moveTo(JobState.QUARANTINED, then);
             LedgerStore ledger = new LedgerStore() {
@@ -62,8 +67,14 @@ class LostLedgerAnswerTest {
                     return Optional.of(stored);
                 }
 
+                int writes;
+
                 @Override
                 public LedgerRecord write(LedgerRecord next) {
+                    if (++writes < failFrom) {
+                        stored = next.withVersion(stored.version() + 1);
+                        return stored;
+                    }
                     if (landed) {
                         stored = next.withVersion(stored.version() + 1);
                     }
@@ -77,7 +88,10 @@ class LostLedgerAnswerTest {
             QuarantineStore quarantine = (QuarantineStore) Proxy.newProxyInstance(getClass().getClassLoader(),
                     new Class<?>[]{QuarantineStore.class}, (proxy, method, args) -> {
                         if (method.getName().equals("find")) {
-                            return Optional.of(record);
+                            return withRecord ? Optional.of(record) : Optional.empty();
+                        }
+                        if (method.getName().equals("updateStatus")) {
+                            return true;
                         }
                         throw new AssertionError("nothing past the ledger's move may run when it was not answered: " + method.getName());
                     });
@@ -113,7 +127,7 @@ class LostLedgerAnswerTest {
                     throw new AssertionError("not listed");
                 }
             };
-            actions = new OperatorActions(ledger, quarantine, tenants, null, null, null, log, Clock.systemUTC(), new CodeVersion("test"),
+            actions = new OperatorActions(ledger, quarantine, tenants, archive, vault, null, log, Clock.systemUTC(), new CodeVersion("test"),
                     Configs.defaults().build(), ReplayQuota.NONE);
         }
     }
@@ -154,5 +168,72 @@ class LostLedgerAnswerTest {
         AuditEntry entry = rig.audit.get(0);
         assertEquals("REFUSED_UNAVAILABLE", entry.outcome());
         assertTrue(entry.detail().contains("may have") && entry.detail().contains("resolve it again"), entry.detail());
+    }
+
+    /** A replay of a job whose record is past its retention concludes UNRECOVERABLE; its move of the ledger went unanswered. */
+    @Test
+    void aConclusionOfUnrecoverableWhoseMoveWasNotAnsweredIsStillAnsweredAndAudited() {
+        Rig rig = new Rig(true, 1, false, Instant.now().minus(Duration.ofDays(400)), null, null);
+
+        ActionOutcome outcome = rig.actions.replay(JOB, "olga", "reader shipped");
+
+        assertInstanceOf(ActionOutcome.Unrecoverable.class, outcome);
+        assertEquals(List.of("UNRECOVERABLE"), rig.audit.stream().map(AuditEntry::outcome).toList());
+    }
+
+    /**
+     * A replay that found no payload anywhere concludes UNRECOVERABLE; that move landed unanswered. It was then "put back",
+     * which conflicted with the move, and audited as "stays REPLAYING": the job was UNRECOVERABLE.
+     */
+    @Test
+    void aConclusionAfterAScanWhoseMoveWasNotAnsweredIsNotAuditedAsStillReplaying() {
+        PayloadVault none = new PayloadVault() {
+            @Override
+            public boolean enabled() {
+                return true;
+            }
+
+            @Override
+            public void keep(io.poisonguard.vault.KeptPayload payload) {
+                throw new AssertionError();
+            }
+
+            @Override
+            public Optional<io.poisonguard.vault.KeptPayload> find(JobKey key) {
+                return Optional.empty();
+            }
+
+            @Override
+            public void discard(JobKey key, int below) {
+            }
+        };
+        PayloadArchive empty = new PayloadArchive() {
+            @Override
+            public ArchiveScan find(JobKey key) {
+                return new ArchiveScan(List.of(), true);
+            }
+
+            @Override
+            public int delete(List<ArchivedMessage> copies) {
+                return 0;
+            }
+
+            @Override
+            public void release(List<ArchivedMessage> copies) {
+            }
+
+            @Override
+            public boolean someHidden() {
+                return false;
+            }
+        };
+        Rig rig = new Rig(true, 2, true, Instant.now().minus(Duration.ofHours(1)), none, empty);
+
+        ActionOutcome outcome = rig.actions.replay(JOB, "olga", "reader shipped");
+
+        assertEquals(Refusal.UNAVAILABLE, assertInstanceOf(ActionOutcome.Refused.class, outcome).refusal());
+        assertEquals(JobState.UNRECOVERABLE, rig.stored.state(), "the conclusion did land");
+        String detail = rig.audit.get(rig.audit.size() - 1).detail();
+        assertTrue(detail.contains("UNRECOVERABLE") && !detail.contains("stays REPLAYING until"), detail);
     }
 }
