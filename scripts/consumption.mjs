@@ -1,6 +1,6 @@
 // Shows whether a worker consumes, and resumes consumption after a systemic failure is fixed.
 //
-//   node scripts/consumption.mjs --url URL                          # state: breakers, systemic guard, trip, worker fitness
+//   node scripts/consumption.mjs --url URL                          # state: breakers, systemic guard, trip, worker fitness, stopped workers
 //   node scripts/consumption.mjs --url URL --resume --reason "why"  # operator: clear the systemic-failure guard
 //
 // The token comes from --token or PG_TOKEN (viewer to read, operator to resume). Each worker has its
@@ -36,6 +36,12 @@ if (json.trip) {
   console.log(`tripped at ${json.trip.at}: ${json.trip.cause}`);
   if (json.trip.signature) console.log(`signature: ${json.trip.signature}`);
   if (json.trip.sampleJobIds) console.log(`sample jobs: ${json.trip.sampleJobIds.join(', ')}`);
+}
+// Every worker behind the address, as each recorded its guard (this answer comes from one of them).
+if (json.fleet && json.fleet.unavailable) console.log(`fleet: ${json.fleet.unavailable}`);
+if (json.fleet && json.fleet.trippedWorkers) {
+  if (json.fleet.trippedWorkers.length === 0) console.log('fleet: no worker is stopped by its guard');
+  json.fleet.trippedWorkers.forEach((w) => console.log(`fleet: ${w.worker} stopped since ${w.since}: ${w.cause}`));
 }
 if (opt.resume) console.log(json.resumed ? 'resumed' : "this worker's guard was not tripped");
 if (opt.resume && json.otherWorkers) console.log(`other workers: ${json.otherWorkers}`);

@@ -46,9 +46,12 @@ public class ConsumptionResource {
     private final Clock clock;
     private final CodeVersion codeVersion;
     private final java.time.Duration fleetCheck;
+    private final io.poisonguard.pipeline.FleetGuards fleetGuards;
 
     public ConsumptionResource(ConsumptionGate gate, SystemicGuard guard, WorkerHealth health, AuditLog audit, SecurityIdentity identity,
-                               Clock clock, CodeVersion codeVersion, io.poisonguard.config.PoisonGuardConfig config) {
+                               Clock clock, CodeVersion codeVersion, io.poisonguard.config.PoisonGuardConfig config,
+                               io.poisonguard.pipeline.FleetGuards fleetGuards) {
+        this.fleetGuards = fleetGuards;
         this.gate = gate;
         this.guard = guard;
         this.health = health;
@@ -72,7 +75,29 @@ public class ConsumptionResource {
         b.put("systemic", guard.admit().name());
         guard.trip().ifPresent(t -> b.put("trip", trip(t, TenantScope.of(identity))));
         b.put("worker", health.unfit().orElse("fit"));
+        b.put("fleet", fleet());
         return b;
+    }
+
+    /**
+     * Every worker whose systemic guard is tripped, as each recorded it (this answer comes from one worker behind the address;
+     * the others' guards are known only from the audit trail).
+     */
+    private Map<String, Object> fleet() {
+        Map<String, Object> f = new LinkedHashMap<>();
+        try {
+            f.put("trippedWorkers", fleetGuards.tripped().stream().map(t -> {
+                Map<String, Object> w = new LinkedHashMap<>();
+                w.put("worker", t.worker());
+                w.put("since", t.since().toString());
+                w.put("cause", t.cause());
+                return w;
+            }).toList());
+        } catch (RuntimeException e) {
+            f.put("unavailable", "the audit trail did not answer (" + e.getClass().getSimpleName() + "): only this worker's guard is"
+                    + " known");
+        }
+        return f;
     }
 
     @POST

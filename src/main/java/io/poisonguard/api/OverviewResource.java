@@ -59,8 +59,11 @@ public class OverviewResource {
     private final SecurityIdentity identity;
     private final Clock clock;
 
+    private final io.poisonguard.pipeline.FleetGuards fleet;
+
     public OverviewResource(QuarantineStore quarantine, OwnerMap owners, ConsumptionGate gate, SystemicGuard guard, LedgerGate ledgerGate,
-                            Metrics metrics, SecurityIdentity identity, Clock clock) {
+                            Metrics metrics, SecurityIdentity identity, Clock clock, io.poisonguard.pipeline.FleetGuards fleet) {
+        this.fleet = fleet;
         this.quarantine = quarantine;
         this.owners = owners;
         this.gate = gate;
@@ -151,6 +154,12 @@ public class OverviewResource {
         consumption.put("breakers", gate.states());
         consumption.put("systemic", guard.admit().name());
         consumption.put("ledgerGate", ledgerGate.downSince().map(s -> "PAUSED since " + s).orElse("OPEN"));
+        try {
+            // Every worker's guard, as each recorded it: this answer comes from one worker behind the address.
+            consumption.put("stoppedWorkers", fleet.tripped().stream().map(t -> t.worker() + " since " + t.since()).toList());
+        } catch (RuntimeException e) {
+            consumption.put("stoppedWorkers", null);
+        }
         RejectionHistory.Snapshot rejections = metrics.rejections().snapshot(now);
         Map<String, Object> out = new LinkedHashMap<>();
         out.put("generatedAt", now);

@@ -28,8 +28,10 @@ public class SystemicGuard implements io.poisonguard.replay.ConsumptionState {
     private final Clock clock;
     private final Alerts alerts;
     private final Metrics metrics;
+    private final FleetGuards fleet;
 
-    public SystemicGuard(PoisonGuardConfig config, Clock clock, Alerts alerts, Metrics metrics) {
+    public SystemicGuard(PoisonGuardConfig config, Clock clock, Alerts alerts, Metrics metrics, FleetGuards fleet) {
+        this.fleet = fleet;
         PoisonGuardConfig.Systemic s = config.systemic();
         this.enabled = s.enabled();
         this.watch = new SystemicWatch(Math.max(2, s.sameSignature()), Math.max(1, s.maxQuarantines()), s.quarantineWindow(),
@@ -112,6 +114,7 @@ public class SystemicGuard implements io.poisonguard.replay.ConsumptionState {
                     + " or an operator resumes (POST /ops/consumption/resume)", t.cause(),
                     t.signature() == null ? "" : " (" + t.signature().describe() + ")");
             alerts.systemicTripped(t);
+            fleet.tripped(t);
         });
         return ruling.hold();
     }
@@ -120,5 +123,6 @@ public class SystemicGuard implements io.poisonguard.replay.ConsumptionState {
         metrics.systemicTripped(false);
         LOG.warnf("Systemic-failure guard cleared (%s); consumption resumes", why);
         alerts.systemicResumed(why);
+        fleet.cleared(why, clock.instant());
     }
 }

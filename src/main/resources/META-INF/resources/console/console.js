@@ -136,7 +136,9 @@ async function overview() {
     el('div', { class: 'grid' }, groupTable('By failure class', o.byClass), groupTable('By tenant', o.byTenant), groupTable('By owner', o.byOwner)),
     el('div', { class: 'grid' },
       el('div', { class: 'card' }, el('h3', {}, 'Consumption'),
-        table(['', 'state'], [['admission', c.admit], ['systemic guard', c.systemic], ['ledger gate', c.ledgerGate],
+        table(['', 'state'], [['admission', c.admit], ['systemic guard', c.systemic],
+          ['workers stopped by their guard', c.stoppedWorkers == null ? 'unknown (the audit trail did not answer)'
+            : (c.stoppedWorkers.join(', ') || 'none')], ['ledger gate', c.ledgerGate],
           ...Object.entries(c.breakers).map(([k, v]) => [`breaker ${k}`, v])])),
       o.rejections ? rejectionChart(o.rejections)
         : el('div', { class: 'card' }, el('h3', {}, 'Admission rejections'), el('p', { class: 'muted' }, 'counted for every tenant: shown to a token of every tenant'))));

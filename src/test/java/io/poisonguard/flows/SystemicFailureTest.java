@@ -187,11 +187,7 @@ class SystemicFailureTest extends FlowTest {
     @Test
     void aResumeAnsweredByAnotherWorkerClearsThisWorkersGuard() {
         AlertSinks.WEBHOOK.clear();
-        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, "illegal-argument");
-        Queues queues = new Queues(sqs, names);
-        List<String> jobs = IntStream.range(0, 12).mapToObj(i -> "fleet-" + i).toList();
-        jobs.forEach(id -> queues.send(Queues.permitV3("P-" + id), Queues.permitAttributes(id, "tenant-d", 3)));
-        await().atMost(Duration.ofSeconds(30)).until(() -> gate.admit() != ConsumptionGate.Admit.OPEN);
+        List<String> jobs = tripTheGuard("fleet-");
         // The fault stays, so this worker's probes fail: only the other worker's resume can clear its guard.
         audit.append(new io.poisonguard.audit.AuditEntry("system:consumption", null, java.time.Instant.now(), "oscar",
                 io.poisonguard.audit.AuditAction.RESUME_CONSUMPTION, "provider fixed", "other-worker", null, null, "RESUMED", null));
@@ -202,6 +198,47 @@ class SystemicFailureTest extends FlowTest {
         await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
                 .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
     }
+
+    /**
+     * Workers behind one address: GET /ops/consumption was answered by one of them with its own guard only, so an operator at
+     * 3 a.m. could not tell which workers had stopped. Each worker now records its guard's trips and clears; the answer lists
+     * every worker tripped since the last resume.
+     */
+    @Test
+    void theConsumptionStateListsEveryWorkerWhoseGuardIsTrippedUntilAResume() {
+        List<String> jobs = tripTheGuard("seen-");
+        // Another worker behind the same address recorded its own trip.
+        audit.append(new io.poisonguard.audit.AuditEntry(io.poisonguard.audit.AuditLog.GUARD, null, java.time.Instant.now(), "worker-b",
+                io.poisonguard.audit.AuditAction.SYSTEMIC_TRIP, null, "other-worker", null, null, "TRIPPED", "5 jobs failed alike"));
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> trippedWorkers().containsAll(List.of(workerId, "worker-b")));
+        given().auth().oauth2(operator).contentType(io.restassured.http.ContentType.JSON)
+                .body(Map.of("reason", "provider fixed")).post("/ops/consumption/resume").then().statusCode(200);
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> trippedWorkers().isEmpty());
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
+        await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
+                .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
+    }
+
+    /** Every permit job fails alike from now on; 12 are sent, and this worker's guard trips on them. */
+    private List<String> tripTheGuard(String prefix) {
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, "illegal-argument");
+        Queues queues = new Queues(sqs, names);
+        List<String> jobs = IntStream.range(0, 12).mapToObj(i -> prefix + i).toList();
+        jobs.forEach(id -> queues.send(Queues.permitV3("P-" + id), Queues.permitAttributes(id, "tenant-d", 3)));
+        await().atMost(Duration.ofSeconds(30)).until(() -> gate.admit() != ConsumptionGate.Admit.OPEN);
+        return jobs;
+    }
+
+    private List<String> trippedWorkers() {
+        return given().auth().oauth2(operator).get("/ops/consumption").then().statusCode(200).extract().path("fleet.trippedWorkers.worker");
+    }
+
+    @Inject
+    @jakarta.inject.Named("worker-id")
+    String workerId;
+    final String operator = Tokens.of("olga", "operator");
 
     @Inject
     io.poisonguard.audit.AuditLog audit;
