@@ -84,21 +84,38 @@ final class CopySweeper {
         }
     }
 
-    /** Sweeps now, for each job its copies below its generation; how many copies were deleted. */
+    /**
+     * Sweeps one job's copies now, for an operator waiting on the answer: one pass (behind at most one background scan, the
+     * scan lock being fair); what it could not see (copies some other reader holds) is left to the background sweep.
+     */
+    int now(JobKey key, int below) {
+        int deleted = pass(Map.of(key, below));
+        if (archive.someHidden()) {
+            later(key, below);
+        }
+        return deleted;
+    }
+
+    /** One scan for every job given, deleting the copies below each one's generation and giving the newer back. */
+    private int pass(Map<JobKey, Integer> below) {
+        Map<JobKey, List<ArchivedMessage>> found = archive.takeAll(below.keySet());
+        List<ArchivedMessage> older = new ArrayList<>();
+        List<ArchivedMessage> newer = new ArrayList<>();
+        found.forEach((key, copies) -> copies.forEach(c -> (generationOf(c) < below.get(key) ? older : newer).add(c)));
+        try {
+            // Deleted first: their receipts were taken at the scan's start and expire with its hold.
+            return archive.delete(older);
+        } finally {
+            archive.release(newer);
+        }
+    }
+
+    /** Sweeps now, for each job its copies below its generation, a few passes while copies are hidden; how many were deleted. */
     int sweep(Map<JobKey, Integer> below) {
         int deleted = 0;
         try {
             for (int pass = 0; pass < PASSES; pass++) {
-                Map<JobKey, List<ArchivedMessage>> found = archive.takeAll(below.keySet());
-                List<ArchivedMessage> older = new ArrayList<>();
-                List<ArchivedMessage> newer = new ArrayList<>();
-                found.forEach((key, copies) -> copies.forEach(c -> (generationOf(c) < below.get(key) ? older : newer).add(c)));
-                try {
-                    // Deleted first: their receipts were taken at the scan's start and expire with its hold.
-                    deleted += archive.delete(older);
-                } finally {
-                    archive.release(newer);
-                }
+                deleted += pass(below);
                 if (!archive.someHidden()) {
                     break;
                 }

@@ -462,10 +462,13 @@ public class OperatorActions {
         }
     }
 
-    /** Deletes the DLQ copies of generations below {@code below}, now; how many it deleted. */
+    /**
+     * Deletes the DLQ copies of generations below {@code below}, now, in one pass (an operator waits on it); copies another
+     * reader held are swept in the background. How many it deleted.
+     */
     private int sweepCopies(JobKey key, int below) {
         try {
-            return sweeper.sweep(Map.of(key, below));
+            return sweeper.now(key, below);
         } catch (RuntimeException e) {
             // Leftovers expire with their retention and are dropped as stale meanwhile.
             LOG.warnf("Job %s: cleaning up its dead-letter copies failed (%s); leftovers expire with their retention", key.jobId(),

@@ -127,4 +127,38 @@ class CopySweeperTest {
             return queue.deleted.contains("g1");
         });
     }
+
+    /**
+     * An operator's resolve swept the job's copies itself, three scans while some copies were hidden: during a bulk replay's
+     * clean-up some always are, so the resolve waited behind that clean-up three times. It now makes one pass and leaves what
+     * was hidden to the background.
+     */
+    @Test
+    void aSweepAnOperatorWaitsOnMakesOnePassAndLeavesWhatWasHiddenToTheBackground() {
+        java.util.concurrent.atomic.AtomicInteger scans = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger callersScans = new java.util.concurrent.atomic.AtomicInteger();
+        Thread caller = Thread.currentThread();
+        Queue queue = new Queue() {
+            @Override
+            public Map<JobKey, List<ArchivedMessage>> takeAll(Collection<JobKey> keys) {
+                scans.incrementAndGet();
+                if (Thread.currentThread() == caller) {
+                    callersScans.incrementAndGet();
+                }
+                return super.takeAll(keys);
+            }
+
+            @Override
+            public boolean someHidden() {
+                return true;
+            }
+        };
+        queue.held.put(JOB, new CopyOnWriteArrayList<>(List.of(copy("g1", 1))));
+
+        int deleted = new CopySweeper(queue).now(JOB, Integer.MAX_VALUE);
+
+        assertEquals(1, deleted);
+        assertEquals(1, callersScans.get(), "the operator's answer waited for one scan");
+        await().atMost(Duration.ofSeconds(10)).until(() -> scans.get() >= 2);
+    }
 }
