@@ -5,8 +5,6 @@ import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.ledger.JobKey;
-import io.poisonguard.ledger.JobState;
-import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantinePage;
 import io.poisonguard.quarantine.QuarantineQuery;

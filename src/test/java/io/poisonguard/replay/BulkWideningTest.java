@@ -2,8 +2,6 @@ package io.poisonguard.replay;
 
 import io.poisonguard.admission.Diagnostics;
 import io.poisonguard.audit.AuditEntry;
-import io.poisonguard.audit.AuditLog;
-import io.poisonguard.audit.AuditPage;
 import io.poisonguard.config.Configs;
 import io.poisonguard.config.PoisonGuardConfig;
 import io.poisonguard.failure.FailureClass;
@@ -22,7 +20,6 @@ import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
@@ -31,7 +28,6 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.atomic.AtomicBoolean;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -89,7 +85,7 @@ class BulkWideningTest {
 
         /** One instance of the service over this rig's stores. */
         private BulkReplays instance(PoisonGuardConfig config, Duration touch) {
-            return new BulkReplays(actions(config), listing(), ledgerStore(), auditLog(), store(), Clock.systemUTC(), new CodeVersion("test"),
+            return new BulkReplays(actions(config), listing(), ledgerStore(), ReplayFakes.audit(audit), store(), Clock.systemUTC(), new CodeVersion("test"),
                     config, () -> tripped.get() ? Optional.of("tripped by the test") : Optional.empty(), touch);
         }
 
@@ -175,30 +171,6 @@ class BulkWideningTest {
                 @Override
                 public LedgerRecord write(LedgerRecord next) {
                     throw new AssertionError("the batch only reads the ledger; its replays write it");
-                }
-            };
-        }
-
-        private AuditLog auditLog() {
-            return new AuditLog() {
-                @Override
-                public void append(AuditEntry entry) {
-                    audit.add(entry);
-                }
-
-                @Override
-                public List<AuditEntry> forJob(String jobId, Predicate<AuditEntry> keep, int limit) {
-                    return audit.stream().filter(e -> e.jobId().equals(jobId)).filter(keep).toList();
-                }
-
-                @Override
-                public List<AuditEntry> forTenantsJob(Collection<String> tenants, String jobId, int limit) {
-                    return forJob(jobId, e -> tenants.contains(e.tenant()), limit);
-                }
-
-                @Override
-                public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
-                    throw new AssertionError("not listed");
                 }
             };
         }

@@ -1,42 +1,27 @@
 package io.poisonguard.replay;
 
-import io.poisonguard.admission.Diagnostics;
-import io.poisonguard.audit.AuditEntry;
-import io.poisonguard.audit.AuditLog;
-import io.poisonguard.audit.AuditPage;
 import io.poisonguard.config.Configs;
-import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
-import io.poisonguard.quarantine.DeadLetterCopy;
-import io.poisonguard.quarantine.QuarantineRecord;
-import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
-import io.poisonguard.tenants.Tenant;
-import io.poisonguard.tenants.TenantDirectory;
-import io.poisonguard.tenants.TenantStatus;
 import io.poisonguard.vault.KeptPayload;
 import io.poisonguard.vault.PayloadVault;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.TreeMap;
 import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CopyOnWriteArrayList;
 import java.util.concurrent.ExecutorService;
 import java.util.concurrent.Executors;
 import java.util.concurrent.Future;
-import java.util.function.Predicate;
 import java.util.stream.Collectors;
 import java.util.stream.IntStream;
 
@@ -108,87 +93,10 @@ class FleetReplayRateTest {
                 return written;
             }
         };
-        QuarantineStore quarantine = (QuarantineStore) Proxy.newProxyInstance(FleetReplayRateTest.class.getClassLoader(),
-                new Class<?>[]{QuarantineStore.class}, (proxy, method, args) -> switch (method.getName()) {
-                    case "find" -> Optional.of(new QuarantineRecord(((JobKey) args[0]).jobId(), "acme", "permit-report", 1,
-                            FailureClass.PERMANENT, "PERMANENT limit reached", 1, Map.of(FailureClass.PERMANENT, 1),
-                            new Diagnostics(10, "UTF-8", null, null, 3, null), List.of(), then, then, then, then.plus(Duration.ofDays(14)),
-                            "m-1", QuarantineStatus.QUARANTINED, List.of(), null, DeadLetterCopy.sent("d-1"), null));
-                    case "updateStatus" -> true;
-                    default -> throw new AssertionError("not expected: " + method.getName());
-                });
-        TenantDirectory tenants = new TenantDirectory() {
-            @Override
-            public Optional<Tenant> find(String tenant) {
-                return Optional.of(new Tenant(tenant, TenantStatus.ACTIVE, Set.of("permit-report"), Instant.now(), "root"));
-            }
-
-            @Override
-            public void put(Tenant tenant) {
-                throw new AssertionError("read only");
-            }
-        };
-        PayloadVault vault = new PayloadVault() {
-            @Override
-            public boolean enabled() {
-                return true;
-            }
-
-            @Override
-            public void keep(KeptPayload payload) {
-                throw new AssertionError("not kept here");
-            }
-
-            @Override
-            public Optional<KeptPayload> find(JobKey key) {
-                return Optional.of(new KeptPayload(key, 1, "{}", Map.of(), then.plus(Duration.ofDays(14))));
-            }
-
-            @Override
-            public void discard(JobKey key, int below) {
-            }
-        };
-        AuditLog log = new AuditLog() {
-            @Override
-            public void append(AuditEntry entry) {
-            }
-
-            @Override
-            public List<AuditEntry> forJob(String jobId, Predicate<AuditEntry> keep, int limit) {
-                return List.of();
-            }
-
-            @Override
-            public List<AuditEntry> forTenantsJob(Collection<String> tenants, String jobId, int limit) {
-                return List.of();
-            }
-
-            @Override
-            public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
-                throw new AssertionError("not listed");
-            }
-        };
-        PayloadArchive nothing = new PayloadArchive() {
-            @Override
-            public ArchiveScan find(JobKey key) {
-                return new ArchiveScan(List.of(), true);
-            }
-
-            @Override
-            public int delete(List<ArchivedMessage> copies) {
-                return copies.size();
-            }
-
-            @Override
-            public void release(List<ArchivedMessage> copies) {
-            }
-
-            @Override
-            public boolean someHidden() {
-                return false;
-            }
-        };
-        return new OperatorActions(store, quarantine, tenants, nothing, vault, (body, attributes) -> sends.add(Instant.now()), log,
+        QuarantineStore quarantine = ReplayFakes.quarantine(key -> Optional.of(ReplayFakes.record(key, then)));
+        PayloadVault vault = ReplayFakes.vault(key -> Optional.of(new KeptPayload(key, 1, "{}", Map.of(), then.plus(Duration.ofDays(14)))));
+        return new OperatorActions(store, quarantine, ReplayFakes.tenants(), ReplayFakes.emptyArchive(), vault,
+                (body, attributes) -> sends.add(Instant.now()), ReplayFakes.audit(new CopyOnWriteArrayList<>()),
                 Clock.systemUTC(), new CodeVersion("test"), Configs.defaults().set("poison-guard.replay.rate", Double.toString(RATE)).build(),
                 quota);
     }

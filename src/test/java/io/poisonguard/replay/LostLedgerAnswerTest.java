@@ -2,8 +2,6 @@ package io.poisonguard.replay;
 
 import io.poisonguard.admission.Diagnostics;
 import io.poisonguard.audit.AuditEntry;
-import io.poisonguard.audit.AuditLog;
-import io.poisonguard.audit.AuditPage;
 import io.poisonguard.config.Configs;
 import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobKey;
@@ -15,9 +13,6 @@ import io.poisonguard.quarantine.DeadLetterCopy;
 import io.poisonguard.quarantine.QuarantineRecord;
 import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
-import io.poisonguard.tenants.Tenant;
-import io.poisonguard.tenants.TenantDirectory;
-import io.poisonguard.tenants.TenantStatus;
 import io.poisonguard.vault.PayloadVault;
 import org.junit.jupiter.api.Test;
 
@@ -26,13 +21,10 @@ import java.net.SocketTimeoutException;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.Collection;
 import java.util.List;
 import java.util.Map;
 import java.util.Optional;
-import java.util.Set;
 import java.util.concurrent.CopyOnWriteArrayList;
-import java.util.function.Predicate;
 
 import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
@@ -95,39 +87,7 @@ class LostLedgerAnswerTest {
                         }
                         throw new AssertionError("nothing past the ledger's move may run when it was not answered: " + method.getName());
                     });
-            TenantDirectory tenants = new TenantDirectory() {
-                @Override
-                public Optional<Tenant> find(String tenant) {
-                    return Optional.of(new Tenant(tenant, TenantStatus.ACTIVE, Set.of("permit-report"), Instant.now(), "root"));
-                }
-
-                @Override
-                public void put(Tenant tenant) {
-                    throw new AssertionError("read only");
-                }
-            };
-            AuditLog log = new AuditLog() {
-                @Override
-                public void append(AuditEntry entry) {
-                    audit.add(entry);
-                }
-
-                @Override
-                public List<AuditEntry> forJob(String jobId, Predicate<AuditEntry> keep, int limit) {
-                    return audit.stream().filter(keep).toList();
-                }
-
-                @Override
-                public List<AuditEntry> forTenantsJob(Collection<String> tenants, String jobId, int limit) {
-                    return audit;
-                }
-
-                @Override
-                public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
-                    throw new AssertionError("not listed");
-                }
-            };
-            actions = new OperatorActions(ledger, quarantine, tenants, archive, vault, null, log, Clock.systemUTC(), new CodeVersion("test"),
+            actions = new OperatorActions(ledger, quarantine, ReplayFakes.tenants(), archive, vault, null, ReplayFakes.audit(audit), Clock.systemUTC(), new CodeVersion("test"),
                     Configs.defaults().build(), ReplayQuota.NONE);
         }
     }
@@ -187,47 +147,8 @@ class LostLedgerAnswerTest {
      */
     @Test
     void aConclusionAfterAScanWhoseMoveWasNotAnsweredIsNotAuditedAsStillReplaying() {
-        PayloadVault none = new PayloadVault() {
-            @Override
-            public boolean enabled() {
-                return true;
-            }
-
-            @Override
-            public void keep(io.poisonguard.vault.KeptPayload payload) {
-                throw new AssertionError();
-            }
-
-            @Override
-            public Optional<io.poisonguard.vault.KeptPayload> find(JobKey key) {
-                return Optional.empty();
-            }
-
-            @Override
-            public void discard(JobKey key, int below) {
-            }
-        };
-        PayloadArchive empty = new PayloadArchive() {
-            @Override
-            public ArchiveScan find(JobKey key) {
-                return new ArchiveScan(List.of(), true);
-            }
-
-            @Override
-            public int delete(List<ArchivedMessage> copies) {
-                return 0;
-            }
-
-            @Override
-            public void release(List<ArchivedMessage> copies) {
-            }
-
-            @Override
-            public boolean someHidden() {
-                return false;
-            }
-        };
-        Rig rig = new Rig(true, 2, true, Instant.now().minus(Duration.ofHours(1)), none, empty);
+        Rig rig = new Rig(true, 2, true, Instant.now().minus(Duration.ofHours(1)), ReplayFakes.vault(key -> Optional.empty()),
+                ReplayFakes.emptyArchive());
 
         ActionOutcome outcome = rig.actions.replay(JOB, "olga", "reader shipped");
 

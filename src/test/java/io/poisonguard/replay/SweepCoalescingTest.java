@@ -1,33 +1,20 @@
 package io.poisonguard.replay;
 
-import io.poisonguard.admission.Diagnostics;
 import io.poisonguard.admission.MessageAttribute;
 import io.poisonguard.admission.WireAttributes;
-import io.poisonguard.audit.AuditEntry;
-import io.poisonguard.audit.AuditLog;
-import io.poisonguard.audit.AuditPage;
 import io.poisonguard.config.Configs;
-import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.JobKey;
 import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
-import io.poisonguard.quarantine.DeadLetterCopy;
-import io.poisonguard.quarantine.QuarantineRecord;
-import io.poisonguard.quarantine.QuarantineStatus;
 import io.poisonguard.quarantine.QuarantineStore;
-import io.poisonguard.tenants.Tenant;
-import io.poisonguard.tenants.TenantDirectory;
-import io.poisonguard.tenants.TenantStatus;
 import io.poisonguard.vault.KeptPayload;
 import io.poisonguard.vault.PayloadVault;
 import org.junit.jupiter.api.Test;
 
-import java.lang.reflect.Proxy;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.util.ArrayList;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -37,11 +24,9 @@ import java.util.concurrent.ConcurrentHashMap;
 import java.util.concurrent.CountDownLatch;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
-import java.util.function.Predicate;
 import java.util.stream.IntStream;
 
 import static org.awaitility.Awaitility.await;
-import static org.junit.jupiter.api.Assertions.assertEquals;
 import static org.junit.jupiter.api.Assertions.assertInstanceOf;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
@@ -139,69 +124,10 @@ class SweepCoalescingTest {
                 return written;
             }
         };
-        QuarantineStore quarantine = (QuarantineStore) Proxy.newProxyInstance(SweepCoalescingTest.class.getClassLoader(),
-                new Class<?>[]{QuarantineStore.class}, (proxy, method, args) -> switch (method.getName()) {
-                    case "find" -> Optional.of(new QuarantineRecord(((JobKey) args[0]).jobId(), TENANT, "permit-report", 1,
-                            FailureClass.PERMANENT, "PERMANENT limit reached", 1, Map.of(FailureClass.PERMANENT, 1),
-                            new Diagnostics(10, "UTF-8", null, null, 3, null), List.of(), then, then, then, then.plus(Duration.ofDays(14)),
-                            "m-1", QuarantineStatus.QUARANTINED, List.of(), null, DeadLetterCopy.sent("d-1"), null));
-                    case "updateStatus" -> true;
-                    default -> throw new AssertionError("not expected: " + method.getName());
-                });
-        TenantDirectory tenants = new TenantDirectory() {
-            @Override
-            public Optional<Tenant> find(String tenant) {
-                return Optional.of(new Tenant(tenant, TenantStatus.ACTIVE, Set.of("permit-report"), Instant.now(), "root"));
-            }
-
-            @Override
-            public void put(Tenant tenant) {
-                throw new AssertionError("read only");
-            }
-        };
-        PayloadVault vault = new PayloadVault() {
-            @Override
-            public boolean enabled() {
-                return true;
-            }
-
-            @Override
-            public void keep(KeptPayload payload) {
-                throw new AssertionError("not kept here");
-            }
-
-            @Override
-            public Optional<KeptPayload> find(JobKey key) {
-                return Optional.of(new KeptPayload(key, 1, "{}", Map.of(), then.plus(Duration.ofDays(14))));
-            }
-
-            @Override
-            public void discard(JobKey key, int below) {
-            }
-        };
-        List<AuditEntry> audit = new ArrayList<>();
-        AuditLog log = new AuditLog() {
-            @Override
-            public synchronized void append(AuditEntry entry) {
-                audit.add(entry);
-            }
-
-            @Override
-            public List<AuditEntry> forJob(String jobId, Predicate<AuditEntry> keep, int limit) {
-                return List.of();
-            }
-
-            @Override
-            public List<AuditEntry> forTenantsJob(Collection<String> tenants, String jobId, int limit) {
-                return List.of();
-            }
-
-            @Override
-            public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
-                throw new AssertionError("not listed");
-            }
-        };
-        return new OperatorActions(store, quarantine, tenants, archive, vault, (body, attributes) -> { }, log, Clock.systemUTC(),
+        QuarantineStore quarantine = ReplayFakes.quarantine(key -> Optional.of(ReplayFakes.record(key, then)));
+        PayloadVault vault = ReplayFakes.vault(key -> Optional.of(new KeptPayload(key, 1, "{}", Map.of(), then.plus(Duration.ofDays(14)))));
+        return new OperatorActions(store, quarantine, ReplayFakes.tenants(), archive, vault, (body, attributes) -> { },
+                ReplayFakes.audit(new java.util.concurrent.CopyOnWriteArrayList<>()), Clock.systemUTC(),
                 new CodeVersion("test"), Configs.defaults().set("poison-guard.replay.rate", "1000").build(), ReplayQuota.NONE);
     }
 }
