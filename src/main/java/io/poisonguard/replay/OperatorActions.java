@@ -324,8 +324,13 @@ public class OperatorActions {
             return putBack(replaying, before, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
         }
         try {
-            pacer.acquire();
+            if (!pacer.acquire()) {
+                throw new FleetRateTaken();
+            }
             sender.send(payload.body(), replayAttributes(jobId, payload.attributes(), replaying.generation()));
+        } catch (FleetRateTaken busy) {
+            giveBack(key, copies);
+            return putBack(replaying, before, Refusal.UNAVAILABLE, "nothing was sent: " + busy.getMessage() + "; try again", actor, reason);
         } catch (RuntimeException | InterruptedException e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -363,8 +368,12 @@ public class OperatorActions {
             return putBack(replaying, before, Refusal.UNAVAILABLE, unavailable(key, e), actor, reason);
         }
         try {
-            pacer.acquire();
+            if (!pacer.acquire()) {
+                throw new FleetRateTaken();
+            }
             sender.send(payload.body(), replayAttributes(jobId, payload.attributes(), replaying.generation()));
+        } catch (FleetRateTaken busy) {
+            return putBack(replaying, before, Refusal.UNAVAILABLE, "nothing was sent: " + busy.getMessage() + "; try again", actor, reason);
         } catch (RuntimeException | InterruptedException e) {
             if (e instanceof InterruptedException) {
                 Thread.currentThread().interrupt();
@@ -423,6 +432,13 @@ public class OperatorActions {
         } catch (RuntimeException e) {
             return "it may stay REPLAYING (the ledger did not answer a read either); once replay.settle-time has passed a replay"
                     + " re-issues it";
+        }
+    }
+
+    /** The fleet's replay rate stayed taken by other replays for {@link ReplayPacing#MAX_WAIT}: nothing was sent. */
+    private static final class FleetRateTaken extends RuntimeException {
+        FleetRateTaken() {
+            super("the fleet's replay rate stayed taken by other replays for " + ReplayPacing.MAX_WAIT.toSeconds() + "s", null, false, false);
         }
     }
 
