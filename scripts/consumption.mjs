@@ -41,7 +41,9 @@ if (json.trip) {
 if (json.fleet && json.fleet.unavailable) console.log(`fleet: ${json.fleet.unavailable}`);
 if (json.fleet && json.fleet.trippedWorkers) {
   if (json.fleet.trippedWorkers.length === 0) console.log('fleet: no worker is stopped by its guard');
-  json.fleet.trippedWorkers.forEach((w) => console.log(`fleet: ${w.worker} stopped since ${w.since}: ${w.cause}`));
+  json.fleet.trippedWorkers.forEach((w) => console.log(`fleet: ${w.worker} stopped since ${w.since} (last said so ${w.heardAt}): ${w.cause}`));
+} else if (json.fleet && json.fleet.trippedCount !== undefined) {
+  console.log(`fleet: ${json.fleet.trippedCount} worker(s) stopped by their guard (which, for a token of every tenant)`);
 }
 if (opt.resume) console.log(json.resumed ? 'resumed' : "this worker's guard was not tripped");
 if (opt.resume && json.otherWorkers) console.log(`other workers: ${json.otherWorkers}`);

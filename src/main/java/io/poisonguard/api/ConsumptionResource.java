@@ -4,6 +4,7 @@ import io.poisonguard.audit.AuditAction;
 import io.poisonguard.audit.AuditEntry;
 import io.poisonguard.audit.AuditLog;
 import io.poisonguard.pipeline.ConsumptionGate;
+import io.poisonguard.pipeline.FleetGuards;
 import io.poisonguard.pipeline.SystemicGuard;
 import io.poisonguard.pipeline.WorkerHealth;
 import io.poisonguard.replay.CodeVersion;
@@ -23,6 +24,7 @@ import java.time.Clock;
 import java.time.Instant;
 import java.time.temporal.ChronoUnit;
 import java.util.LinkedHashMap;
+import java.util.List;
 import java.util.Map;
 import java.util.Optional;
 
@@ -46,11 +48,11 @@ public class ConsumptionResource {
     private final Clock clock;
     private final CodeVersion codeVersion;
     private final java.time.Duration fleetCheck;
-    private final io.poisonguard.pipeline.FleetGuards fleetGuards;
+    private final FleetGuards fleetGuards;
 
     public ConsumptionResource(ConsumptionGate gate, SystemicGuard guard, WorkerHealth health, AuditLog audit, SecurityIdentity identity,
                                Clock clock, CodeVersion codeVersion, io.poisonguard.config.PoisonGuardConfig config,
-                               io.poisonguard.pipeline.FleetGuards fleetGuards) {
+                               FleetGuards fleetGuards) {
         this.fleetGuards = fleetGuards;
         this.gate = gate;
         this.guard = guard;
@@ -80,22 +82,28 @@ public class ConsumptionResource {
     }
 
     /**
-     * Every worker whose systemic guard is tripped, as each recorded it (this answer comes from one worker behind the address;
-     * the others' guards are known only from the audit trail).
+     * Every worker whose systemic guard is tripped, as each posted it (this answer comes from one worker behind the address).
+     * Worker names and causes only for a token of every tenant, as the trip's sample jobs; others get the count.
      */
     private Map<String, Object> fleet() {
         Map<String, Object> f = new LinkedHashMap<>();
         try {
-            f.put("trippedWorkers", fleetGuards.tripped().stream().map(t -> {
-                Map<String, Object> w = new LinkedHashMap<>();
-                w.put("worker", t.worker());
-                w.put("since", t.since().toString());
-                w.put("cause", t.cause());
-                return w;
-            }).toList());
+            List<FleetGuards.Tripped> tripped = fleetGuards.tripped();
+            f.put("trippedCount", tripped.size());
+            if (TenantScope.of(identity).everyTenant()) {
+                f.put("trippedWorkers", tripped.stream().map(t -> {
+                    Map<String, Object> w = new LinkedHashMap<>();
+                    w.put("worker", t.worker());
+                    w.put("since", String.valueOf(t.since()));
+                    w.put("cause", t.cause());
+                    w.put("heardAt", String.valueOf(t.heardAt()));
+                    return w;
+                }).toList());
+            }
         } catch (RuntimeException e) {
-            f.put("unavailable", "the audit trail did not answer (" + e.getClass().getSimpleName() + "): only this worker's guard is"
-                    + " known");
+            LOG.warnf("The fleet's guard board could not be read (%s)", e.getClass().getSimpleName());
+            f.put("unavailable", "the fleet's guard board did not answer (" + e.getClass().getSimpleName() + "): only this worker's"
+                    + " guard is known");
         }
         return f;
     }
@@ -115,6 +123,7 @@ public class ConsumptionResource {
         // other worker clears a trip from before this instant, and a trip after it is a fault the operator has not seen.
         Instant at = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Optional<SystemicWatch.Trip> cleared = guard.resume(actor);
+        fleetGuards.resumed(at);
         boolean wasTripped = cleared.isPresent();
         String signature = cleared.map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
         boolean audited = true;

@@ -155,9 +155,15 @@ public class OverviewResource {
         consumption.put("systemic", guard.admit().name());
         consumption.put("ledgerGate", ledgerGate.downSince().map(s -> "PAUSED since " + s).orElse("OPEN"));
         try {
-            // Every worker's guard, as each recorded it: this answer comes from one worker behind the address.
-            consumption.put("stoppedWorkers", fleet.tripped().stream().map(t -> t.worker() + " since " + t.since()).toList());
+            // Every worker's guard, as each posted it: this answer comes from one worker behind the address. Names only for a
+            // token of every tenant (as the trip's sample jobs); the count for others.
+            List<io.poisonguard.pipeline.FleetGuards.Tripped> stopped = fleet.tripped();
+            consumption.put("stoppedWorkers", TenantScope.of(identity).everyTenant()
+                    ? stopped.stream().map(t -> t.worker() + " since " + t.since()).toList()
+                    : List.of(stopped.size() + " worker(s)"));
         } catch (RuntimeException e) {
+            org.jboss.logging.Logger.getLogger(OverviewResource.class).warnf("The fleet's guard board could not be read (%s)",
+                    e.getClass().getSimpleName());
             consumption.put("stoppedWorkers", null);
         }
         RejectionHistory.Snapshot rejections = metrics.rejections().snapshot(now);

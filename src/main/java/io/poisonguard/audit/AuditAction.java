@@ -16,9 +16,5 @@ public enum AuditAction {
     /** Triage: a note was left on the job. */
     NOTE,
     /** An overdue job was escalated to its owner (by the service, once per review stage). */
-    ESCALATE,
-    /** A worker's systemic guard tripped: it stopped consuming (by the service; the actor is the worker). */
-    SYSTEMIC_TRIP,
-    /** A worker's systemic guard cleared: a probe succeeded, or an operator resumed (by the service; the actor is the worker). */
-    SYSTEMIC_CLEAR
+    ESCALATE
 }

@@ -14,9 +14,6 @@ public interface AuditLog {
      */
     String CONSUMPTION = "system:consumption";
 
-    /** The key of the workers' own entries of their systemic guard tripping and clearing: the fleet view of who has stopped. */
-    String GUARD = "system:guard";
-
     void append(AuditEntry entry);
 
     /** A job's newest {@code limit} entries, oldest first. */

@@ -105,6 +105,12 @@ public class DynamoBeans {
 
     @Produces
     @ApplicationScoped
+    io.poisonguard.systemic.GuardBoard guardBoard(DynamoDbClient dynamo, Names names) {
+        return new DynamoGuardBoard(dynamo, names.bulkReplaysTable());
+    }
+
+    @Produces
+    @ApplicationScoped
     io.poisonguard.replay.ReplayQuota replayQuota(DynamoDbClient dynamo, Names names) {
         return new DynamoReplayQuota(dynamo, names.bulkReplaysTable());
     }

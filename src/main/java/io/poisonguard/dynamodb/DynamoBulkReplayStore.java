@@ -83,8 +83,8 @@ public final class DynamoBulkReplayStore implements BulkReplayStore {
 
     @Override
     public Optional<BulkReplay> find(String id) {
-        if (id.startsWith(DynamoReplayQuota.PREFIX)) {
-            // The fleet's replay counts share this table; they are no batch.
+        if (id.startsWith(DynamoReplayQuota.PREFIX) || id.equals(DynamoGuardBoard.ID)) {
+            // The fleet's replay counts and guard board share this table; they are no batch.
             return Optional.empty();
         }
         Map<String, AttributeValue> item = Unavailability.read(STORE, () -> dynamo.getItem(r -> r.tableName(table)

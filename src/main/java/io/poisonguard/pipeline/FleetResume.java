@@ -27,11 +27,13 @@ public class FleetResume {
 
     private final SystemicGuard guard;
     private final AuditLog audit;
+    private final FleetGuards fleet;
     /** The trip whose failed read was already logged at WARN: one warning a trip, not one every check. */
     private volatile SystemicWatch.Trip warnedFor;
     private volatile boolean started;
 
-    public FleetResume(SystemicGuard guard, AuditLog audit) {
+    public FleetResume(SystemicGuard guard, AuditLog audit, FleetGuards fleet) {
+        this.fleet = fleet;
         this.guard = guard;
         this.audit = audit;
     }
@@ -59,6 +61,7 @@ public class FleetResume {
         if (trip.isEmpty()) {
             return false;
         }
+        fleet.stillTripped(trip.get());
         Optional<AuditEntry> newest;
         try {
             // Only the entries of no tenant: a tenant's job may be named system:consumption too, and its entries are not read.

@@ -123,6 +123,6 @@ public class SystemicGuard implements io.poisonguard.replay.ConsumptionState {
         metrics.systemicTripped(false);
         LOG.warnf("Systemic-failure guard cleared (%s); consumption resumes", why);
         alerts.systemicResumed(why);
-        fleet.cleared(why, clock.instant());
+        fleet.cleared();
     }
 }

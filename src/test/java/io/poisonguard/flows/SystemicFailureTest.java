@@ -201,17 +201,20 @@ class SystemicFailureTest extends FlowTest {
 
     /**
      * Workers behind one address: GET /ops/consumption was answered by one of them with its own guard only, so an operator at
-     * 3 a.m. could not tell which workers had stopped. Each worker now records its guard's trips and clears; the answer lists
-     * every worker tripped since the last resume.
+     * 3 a.m. could not tell which workers had stopped. Each worker now posts its guard on the fleet's board; the answer lists
+     * every worker tripped since the last resume (to a token of every tenant; others get the count).
      */
     @Test
     void theConsumptionStateListsEveryWorkerWhoseGuardIsTrippedUntilAResume() {
         List<String> jobs = tripTheGuard("seen-");
-        // Another worker behind the same address recorded its own trip.
-        audit.append(new io.poisonguard.audit.AuditEntry(io.poisonguard.audit.AuditLog.GUARD, null, java.time.Instant.now(), "worker-b",
-                io.poisonguard.audit.AuditAction.SYSTEMIC_TRIP, null, "other-worker", null, null, "TRIPPED", "5 jobs failed alike"));
+        // Another worker behind the same address posted its own trip.
+        board.tripped("worker-b", java.time.Instant.now(), "5 jobs failed alike", java.time.Instant.now());
 
         await().atMost(Duration.ofSeconds(20)).until(() -> trippedWorkers().containsAll(List.of(workerId, "worker-b")));
+        // A token of one tenant learns how many workers stopped, not which or why (their causes are every tenant's).
+        given().auth().oauth2(Tokens.scoped("vera", List.of("tenant-d"), "viewer")).get("/ops/consumption").then().statusCode(200)
+                .body("fleet.trippedCount", org.hamcrest.Matchers.greaterThanOrEqualTo(2))
+                .body("fleet.trippedWorkers", org.hamcrest.Matchers.nullValue());
         given().auth().oauth2(operator).contentType(io.restassured.http.ContentType.JSON)
                 .body(Map.of("reason", "provider fixed")).post("/ops/consumption/resume").then().statusCode(200);
 
@@ -238,6 +241,8 @@ class SystemicFailureTest extends FlowTest {
     @Inject
     @jakarta.inject.Named("worker-id")
     String workerId;
+    @Inject
+    io.poisonguard.systemic.GuardBoard board;
     final String operator = Tokens.of("olga", "operator");
 
     @Inject

@@ -1,63 +1,120 @@
 package io.poisonguard.pipeline;
 
-import io.poisonguard.audit.AuditAction;
-import io.poisonguard.audit.AuditEntry;
-import io.poisonguard.audit.AuditLog;
-import io.poisonguard.audit.AuditPage;
-import io.poisonguard.replay.CodeVersion;
+import io.poisonguard.systemic.GuardBoard;
+import io.poisonguard.systemic.SystemicWatch;
 import org.junit.jupiter.api.Test;
 
+import java.time.Clock;
+import java.time.Duration;
 import java.time.Instant;
+import java.time.ZoneId;
+import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
+import java.util.Map;
 import java.util.Optional;
-import java.util.function.Predicate;
+import java.util.concurrent.ConcurrentHashMap;
+import java.util.concurrent.CopyOnWriteArrayList;
 
+import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
 
-/** The fleet view of the systemic guards: each worker's newest entry, trips after the newest resume only. */
+/**
+ * The fleet view of the systemic guards: a worker is listed while its trip is posted after the newest resume and it has said
+ * so lately; one silent for minutes stopped (or lost its post) and is not; one silent for a day is taken off the board.
+ * Posts keep their order, and a worker that stays tripped posts again now and then.
+ */
 class FleetGuardsTest {
     private static final Instant T = Instant.parse("2026-12-06T03:00:00Z");
 
-    private static AuditEntry guard(String worker, AuditAction action, int second, String tenant) {
-        return new AuditEntry(AuditLog.GUARD, tenant, T.plusSeconds(second), worker, action, null, "v", null, null,
-                action == AuditAction.SYSTEMIC_TRIP ? "TRIPPED" : "CLEARED", "cause of " + worker);
+    /** A clock the test moves. */
+    static final class Hands extends Clock {
+        volatile Instant now = T;
+
+        @Override
+        public ZoneId getZone() {
+            return ZoneOffset.UTC;
+        }
+
+        @Override
+        public Clock withZone(ZoneId zone) {
+            return this;
+        }
+
+        @Override
+        public Instant instant() {
+            return now;
+        }
+    }
+
+    /** A board in memory, recording what was posted, in order. */
+    static final class Board implements GuardBoard {
+        final Map<String, Posted> workers = new ConcurrentHashMap<>();
+        volatile Instant resumedAt;
+        final List<String> posts = new CopyOnWriteArrayList<>();
+
+        @Override
+        public void tripped(String worker, Instant since, String cause, Instant now) {
+            posts.add("trip " + worker + " at " + now);
+            workers.put(worker, new Posted(since, cause, now));
+        }
+
+        @Override
+        public void cleared(String worker) {
+            posts.add("clear " + worker);
+            workers.remove(worker);
+        }
+
+        @Override
+        public void resumed(Instant at) {
+            resumedAt = at;
+        }
+
+        @Override
+        public GuardBoard.Board read() {
+            return new GuardBoard.Board(Map.copyOf(workers), Optional.ofNullable(resumedAt));
+        }
+
+        @Override
+        public void forget(Collection<String> gone) {
+            posts.add("forget " + gone);
+            gone.forEach(workers::remove);
+        }
     }
 
     @Test
-    void aWorkerIsListedWhileItsNewestEntryIsATripAfterTheNewestResume() {
-        List<AuditEntry> guards = List.of(
-                guard("w1", AuditAction.SYSTEMIC_TRIP, 10, null), guard("w1", AuditAction.SYSTEMIC_CLEAR, 20, null),
-                guard("w2", AuditAction.SYSTEMIC_CLEAR, 5, null), guard("w2", AuditAction.SYSTEMIC_TRIP, 30, null),
-                guard("w3", AuditAction.SYSTEMIC_TRIP, 1, null),
-                guard("w4", AuditAction.SYSTEMIC_TRIP, 40, "acme"));
-        List<AuditEntry> consumption = List.of(new AuditEntry(AuditLog.CONSUMPTION, null, T.plusSeconds(2), "olga",
-                AuditAction.RESUME_CONSUMPTION, "fixed", "v", null, null, "RESUMED", null));
-        AuditLog log = new AuditLog() {
-            @Override
-            public void append(AuditEntry entry) {
-                throw new AssertionError("read only");
-            }
+    void aWorkerIsListedWhileItsTripIsAfterTheNewestResumeAndItHasSaidSoLately() {
+        Board board = new Board();
+        Hands clock = new Hands();
+        clock.now = T.plus(Duration.ofDays(2));
+        Instant now = clock.now;
+        board.workers.put("listed", new GuardBoard.Posted(now.minusSeconds(300), "5 jobs failed alike", now.minusSeconds(30)));
+        board.workers.put("before-resume", new GuardBoard.Posted(now.minusSeconds(900), "old", now.minusSeconds(30)));
+        board.workers.put("silent", new GuardBoard.Posted(now.minusSeconds(300), "stopped while tripped", now.minus(Duration.ofMinutes(10))));
+        board.workers.put("gone", new GuardBoard.Posted(now.minus(Duration.ofDays(2)), "long gone", now.minus(Duration.ofDays(2))));
+        board.resumedAt = now.minusSeconds(600);
 
-            @Override
-            public List<AuditEntry> forJob(String jobId, Predicate<AuditEntry> keep, int limit) {
-                throw new AssertionError("read by tenant");
-            }
+        List<FleetGuards.Tripped> tripped = new FleetGuards(board, "w0", clock).tripped();
 
-            @Override
-            public List<AuditEntry> forTenantsJob(Collection<String> tenants, String jobId, int limit) {
-                return jobId.equals(AuditLog.GUARD) ? guards : consumption;
-            }
+        assertEquals(List.of("listed"), tripped.stream().map(FleetGuards.Tripped::worker).toList());
+        await().atMost(Duration.ofSeconds(5)).until(() -> board.posts.contains("forget [gone]"));
+    }
 
-            @Override
-            public AuditPage recent(Optional<String> tenant, int limit, Optional<String> cursor) {
-                throw new AssertionError("not listed");
-            }
-        };
+    @Test
+    void postsKeepTheirOrderAndAStillTrippedWorkerPostsAgainEveryMinute() {
+        Board board = new Board();
+        Hands clock = new Hands();
+        FleetGuards fleet = new FleetGuards(board, "w0", clock);
+        SystemicWatch.Trip trip = new SystemicWatch.Trip(null, "20 quarantines within 1m", List.of("job-1"), T);
 
-        List<FleetGuards.Tripped> tripped = new FleetGuards(log, "w0", new CodeVersion("v")).tripped();
+        fleet.tripped(trip);
+        clock.now = T.plusSeconds(30);
+        fleet.stillTripped(trip);
+        clock.now = T.plusSeconds(61);
+        fleet.stillTripped(trip);
+        fleet.cleared();
 
-        // w1 cleared; w3 tripped before the resume; w4's entry is a tenant's job's, not a worker's.
-        assertEquals(List.of(new FleetGuards.Tripped("w2", T.plusSeconds(30), "cause of w2")), tripped);
+        await().atMost(Duration.ofSeconds(5)).until(() -> board.posts.size() == 3);
+        assertEquals(List.of("trip w0 at " + T, "trip w0 at " + T.plusSeconds(61), "clear w0"), board.posts);
     }
 }
