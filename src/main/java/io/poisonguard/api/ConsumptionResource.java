@@ -123,7 +123,6 @@ public class ConsumptionResource {
         // other worker clears a trip from before this instant, and a trip after it is a fault the operator has not seen.
         Instant at = clock.instant().truncatedTo(ChronoUnit.MILLIS);
         Optional<SystemicWatch.Trip> cleared = guard.resume(actor);
-        fleetGuards.resumed(at);
         boolean wasTripped = cleared.isPresent();
         String signature = cleared.map(t -> t.signature() == null ? t.cause() : t.signature().describe()).orElse(null);
         boolean audited = true;
@@ -139,6 +138,10 @@ public class ConsumptionResource {
             // is logged, as a replay that went out is.
             audited = false;
             LOG.errorf("Consumption resumed by %s but its audit entry was not written (%s)", actor, e.getClass().getSimpleName());
+        }
+        if (audited) {
+            // Only a resume the other workers can read clears their trips on the board: one not audited may not reach them.
+            fleetGuards.resumed(at);
         }
         Map<String, Object> b = state();
         b.put("resumed", wasTripped);

@@ -160,7 +160,7 @@ public class OverviewResource {
             List<io.poisonguard.pipeline.FleetGuards.Tripped> stopped = fleet.tripped();
             consumption.put("stoppedWorkers", TenantScope.of(identity).everyTenant()
                     ? stopped.stream().map(t -> t.worker() + " since " + t.since()).toList()
-                    : List.of(stopped.size() + " worker(s)"));
+                    : stopped.isEmpty() ? List.of() : List.of(stopped.size() + " worker(s)"));
         } catch (RuntimeException e) {
             org.jboss.logging.Logger.getLogger(OverviewResource.class).warnf("The fleet's guard board could not be read (%s)",
                     e.getClass().getSimpleName());

@@ -128,7 +128,10 @@ public final class Settings {
                 "retention.quarantine", "must be between 60s and 14d: the dead-letter queue keeps the payload that long, and SQS keeps nothing longer");
         require(config.retention().succeeded().toSeconds() >= 60, "retention.succeeded", "must be at least 60s");
 
-        require(config.replay().rate() > 0 && config.replay().rate() <= 1000, "replay.rate", "must be above 0 and at most 1000 per second");
+        // At least one replay every 10 s: a replay holds its dead-letter copies 60 s, and waits for its turn (up to 1/rate on its
+        // instance, up to 30 s for the fleet's count) while it holds them.
+        require(config.replay().rate() >= 0.1 && config.replay().rate() <= 1000, "replay.rate",
+                "must be at least 0.1 (one replay every 10 s) and at most 1000 per second");
         require(config.deadLetter().maxPerSweep() >= 1 && config.deadLetter().maxPerSweep() <= 10_000, "dead-letter.max-per-sweep",
                 "must be between 1 and 10000");
         require(config.deadLetter().sweepInterval().compareTo(Duration.ofSeconds(1)) >= 0, "dead-letter.sweep-interval", "must be at least 1s");

@@ -46,6 +46,7 @@ public class FleetResume {
     /** Called at shutdown: a worker that stops consuming resumes nothing and sends no alert. */
     public void stop() {
         started = false;
+        fleet.stopping();
     }
 
     @Scheduled(every = "${poison-guard.systemic.fleet-check-interval:5s}", concurrentExecution = Scheduled.ConcurrentExecution.SKIP)

@@ -76,7 +76,8 @@ final class CopySweeper {
                 }
             }
         } catch (Throwable e) {
-            // An Error (out of memory): this drain ends, and the next replay starts another for what still waits.
+            // An Error (out of memory): this drain ends, and the next replay starts another for what still waits (the batch it was
+            // sweeping is lost: its leftovers expire, stale, with their retention).
             synchronized (this) {
                 draining = false;
             }
@@ -89,11 +90,17 @@ final class CopySweeper {
      * scan lock being fair); what it could not see (copies some other reader holds) is left to the background sweep.
      */
     int now(JobKey key, int below) {
-        int deleted = pass(Map.of(key, below));
-        if (archive.someHidden()) {
+        try {
+            int deleted = pass(Map.of(key, below));
+            if (archive.someHidden()) {
+                later(key, below);
+            }
+            return deleted;
+        } catch (RuntimeException e) {
+            // The background sweep tries again: a resolve marks its record done once it answers, and is not repeated.
             later(key, below);
+            throw e;
         }
-        return deleted;
     }
 
     /** One scan for every job given, deleting the copies below each one's generation and giving the newer back. */

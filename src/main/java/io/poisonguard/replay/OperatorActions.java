@@ -199,10 +199,13 @@ public class OperatorActions {
         try {
             ledger.write(quarantined.withVersion(replaying.version()).moveTo(JobState.UNRECOVERABLE, clock.instant()));
         } catch (StoreUnavailable down) {
-            // Not put back: a move that landed unanswered would make the put-back conflict, and its audit say REPLAYING.
+            if (ledger.stillAt(key, replaying.version())) {
+                // It did not land: the job goes back to QUARANTINED, as every other failure after the move to REPLAYING does.
+                throw down;
+            }
+            // It landed (or the ledger cannot say): not put back, since a put-back would conflict with it and say REPLAYING.
             return unanswered(key, AuditAction.REPLAY, down, "the conclusion UNRECOVERABLE (no payload is left anywhere)", "the job is"
-                    + " then UNRECOVERABLE; if not, it stays REPLAYING and a replay after replay.settle-time looks for its payload again",
-                    actor, reason, replaying);
+                    + " then UNRECOVERABLE", actor, reason, replaying);
         }
         // A record gone since the guard read it has nothing to say: the ledger already does. One a copy's reopen replaced
         // meanwhile (the payload turned up after all) is not this conclusion's to change.

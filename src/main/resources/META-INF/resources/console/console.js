@@ -137,7 +137,7 @@ async function overview() {
     el('div', { class: 'grid' },
       el('div', { class: 'card' }, el('h3', {}, 'Consumption'),
         table(['', 'state'], [['admission', c.admit], ['systemic guard', c.systemic],
-          ['workers stopped by their guard', c.stoppedWorkers == null ? 'unknown (the audit trail did not answer)'
+          ['workers stopped by their guard', c.stoppedWorkers == null ? "unknown (the fleet's guard board did not answer)"
             : (c.stoppedWorkers.join(', ') || 'none')], ['ledger gate', c.ledgerGate],
           ...Object.entries(c.breakers).map(([k, v]) => [`breaker ${k}`, v])])),
       o.rejections ? rejectionChart(o.rejections)

@@ -92,6 +92,13 @@ class SettingsTest {
         assertEquals(Optional.of(Duration.ofHours(16)), policy.of(FailureClass.THROTTLED).cutoff());
     }
 
+    /** A replay holds its dead-letter copies 60 s while it waits its turn: a rate that would make it wait longer is refused. */
+    @Test
+    void aReplayRateBelowOneEveryTenSecondsRefusesToBootNamingIt() {
+        refused(() -> Settings.policy(defaults().set("poison-guard.replay.rate", "0.05").build()), "poison-guard.replay.rate");
+        assertDoesNotThrow(() -> Settings.policy(defaults().set("poison-guard.replay.rate", "0.1").build()));
+    }
+
     @Test
     void aFleetCheckIntervalBelowATenthOfASecondRefusesToBootNamingIt() {
         refused(() -> Settings.policy(defaults().set("poison-guard.systemic.fleet-check-interval", "50ms").build()),

@@ -89,14 +89,16 @@ class FleetGuardsTest {
         clock.now = T.plus(Duration.ofDays(2));
         Instant now = clock.now;
         board.workers.put("listed", new GuardBoard.Posted(now.minusSeconds(300), "5 jobs failed alike", now.minusSeconds(30)));
-        board.workers.put("before-resume", new GuardBoard.Posted(now.minusSeconds(900), "old", now.minusSeconds(30)));
         board.workers.put("silent", new GuardBoard.Posted(now.minusSeconds(300), "stopped while tripped", now.minus(Duration.ofMinutes(10))));
         board.workers.put("gone", new GuardBoard.Posted(now.minus(Duration.ofDays(2)), "long gone", now.minus(Duration.ofDays(2))));
+        // Tripped before the resume and still posting minutes after it: it never heard of it (it cannot read the audit trail).
+        board.workers.put("deaf", new GuardBoard.Posted(now.minusSeconds(900), "cannot read the audit trail", now.minusSeconds(20)));
+        board.workers.put("before-resume", new GuardBoard.Posted(now.minusSeconds(900), "old", now.minusSeconds(590)));
         board.resumedAt = now.minusSeconds(600);
 
-        List<FleetGuards.Tripped> tripped = new FleetGuards(board, "w0", clock).tripped();
+        List<FleetGuards.Tripped> tripped = new FleetGuards(board, "w0", clock, Duration.ofSeconds(5)).tripped();
 
-        assertEquals(List.of("listed"), tripped.stream().map(FleetGuards.Tripped::worker).toList());
+        assertEquals(List.of("deaf", "listed"), tripped.stream().map(FleetGuards.Tripped::worker).sorted().toList());
         await().atMost(Duration.ofSeconds(5)).until(() -> board.posts.contains("forget [gone]"));
     }
 
@@ -104,7 +106,7 @@ class FleetGuardsTest {
     void postsKeepTheirOrderAndAStillTrippedWorkerPostsAgainEveryMinute() {
         Board board = new Board();
         Hands clock = new Hands();
-        FleetGuards fleet = new FleetGuards(board, "w0", clock);
+        FleetGuards fleet = new FleetGuards(board, "w0", clock, Duration.ofSeconds(5));
         SystemicWatch.Trip trip = new SystemicWatch.Trip(null, "20 quarantines within 1m", List.of("job-1"), T);
 
         fleet.tripped(trip);
@@ -116,5 +118,25 @@ class FleetGuardsTest {
 
         await().atMost(Duration.ofSeconds(5)).until(() -> board.posts.size() == 3);
         assertEquals(List.of("trip w0 at " + T, "trip w0 at " + T.plusSeconds(61), "clear w0"), board.posts);
+    }
+
+    /** A fleet check that read the trip just before a probe cleared it does not post it again after the clear. */
+    @Test
+    void aCheckThatReadTheTripBeforeItClearedDoesNotPostItAgain() {
+        Board board = new Board();
+        Hands clock = new Hands();
+        FleetGuards fleet = new FleetGuards(board, "w0", clock, Duration.ofSeconds(5));
+        SystemicWatch.Trip trip = new SystemicWatch.Trip(null, "5 jobs failed alike", List.of("job-1"), T);
+
+        fleet.tripped(trip);
+        fleet.cleared();
+        clock.now = T.plusSeconds(120);
+        fleet.stillTripped(trip);
+        // Posts go out in order: once this one is on the board, every post before it is too.
+        fleet.resumed(T.plusSeconds(121));
+
+        await().atMost(Duration.ofSeconds(5)).until(() -> board.resumedAt != null);
+        assertEquals(List.of("trip w0 at " + T, "clear w0"), board.posts);
+        assertEquals(Map.of(), board.workers);
     }
 }

@@ -161,4 +161,30 @@ class CopySweeperTest {
         assertEquals(1, callersScans.get(), "the operator's answer waited for one scan");
         await().atMost(Duration.ofSeconds(10)).until(() -> scans.get() >= 2);
     }
+
+    /** A resolve whose one pass failed leaves its job to the background sweep: a second resolve would not sweep again. */
+    @Test
+    void aSweepAnOperatorWaitedOnThatFailedIsLeftToTheBackground() {
+        Queue queue = new Queue();
+        queue.held.put(JOB, new CopyOnWriteArrayList<>(List.of(copy("g1", 1))));
+        AtomicBoolean failOnce = new AtomicBoolean(true);
+        CopySweeper sweeper = new CopySweeper(new Queue() {
+            @Override
+            public Map<JobKey, List<ArchivedMessage>> takeAll(Collection<JobKey> keys) {
+                if (failOnce.getAndSet(false)) {
+                    throw new IllegalStateException("the dead-letter queue did not answer");
+                }
+                return queue.takeAll(keys);
+            }
+
+            @Override
+            public int delete(List<ArchivedMessage> copies) {
+                return queue.delete(copies);
+            }
+        });
+
+        org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> sweeper.now(JOB, Integer.MAX_VALUE));
+
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.deleted.contains("g1"));
+    }
 }

@@ -43,6 +43,10 @@ class LostLedgerAnswerTest {
     private static final class Rig {
         final List<AuditEntry> audit = new CopyOnWriteArrayList<>();
         LedgerRecord stored;
+        /** The statuses the record was put back to. */
+        final List<String> putBack = new java.util.concurrent.CopyOnWriteArrayList<>();
+        /** Writes after this one land and are answered again. */
+        int failTo = Integer.MAX_VALUE;
         final OperatorActions actions;
 
         Rig(boolean landed) {
@@ -63,7 +67,7 @@ class LostLedgerAnswerTest {
 
                 @Override
                 public LedgerRecord write(LedgerRecord next) {
-                    if (++writes < failFrom) {
+                    if (++writes < failFrom || writes > failTo) {
                         stored = next.withVersion(stored.version() + 1);
                         return stored;
                     }
@@ -84,6 +88,10 @@ class LostLedgerAnswerTest {
                         }
                         if (method.getName().equals("updateStatus")) {
                             return true;
+                        }
+                        if (method.getName().equals("recordReplayOutcome")) {
+                            putBack.add(String.valueOf(args[2]));
+                            return null;
                         }
                         throw new AssertionError("nothing past the ledger's move may run when it was not answered: " + method.getName());
                     });
@@ -154,7 +162,26 @@ class LostLedgerAnswerTest {
 
         assertEquals(Refusal.UNAVAILABLE, assertInstanceOf(ActionOutcome.Refused.class, outcome).refusal());
         assertEquals(JobState.UNRECOVERABLE, rig.stored.state(), "the conclusion did land");
+        assertEquals(List.of(), rig.putBack, "the record of a job concluded UNRECOVERABLE is not put back to QUARANTINED");
         String detail = rig.audit.get(rig.audit.size() - 1).detail();
         assertTrue(detail.contains("UNRECOVERABLE") && !detail.contains("stays REPLAYING until"), detail);
+    }
+
+    /**
+     * The conclusion UNRECOVERABLE was refused outright (a throttle: it did not land). The job was left REPLAYING with nothing
+     * anywhere to send, which every later replay answered "its copy is on the main queue, wait", until its record expired. It
+     * now goes back to QUARANTINED, and the next replay concludes again.
+     */
+    @Test
+    void aConclusionThatDidNotLandPutsTheJobBack() {
+        Rig rig = new Rig(false, 2, true, Instant.now().minus(Duration.ofHours(1)), ReplayFakes.vault(key -> Optional.empty()),
+                ReplayFakes.emptyArchive());
+        rig.failTo = 2;
+
+        ActionOutcome outcome = rig.actions.replay(JOB, "olga", "reader shipped");
+
+        assertEquals(Refusal.UNAVAILABLE, assertInstanceOf(ActionOutcome.Refused.class, outcome).refusal());
+        assertEquals(JobState.QUARANTINED, rig.stored.state(), "put back");
+        assertEquals(List.of("QUARANTINED"), rig.putBack);
     }
 }
