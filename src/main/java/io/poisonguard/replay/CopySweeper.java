@@ -92,7 +92,9 @@ final class CopySweeper {
     int now(JobKey key, int below) {
         try {
             int deleted = pass(Map.of(key, below));
-            if (archive.someHidden()) {
+            // Found none while some copies were held by another reader: one of them may be this job's. (A pass that found
+            // copies found the job's: a job has one dead-letter copy a generation.)
+            if (deleted == 0 && archive.someHidden()) {
                 later(key, below);
             }
             return deleted;
