@@ -215,11 +215,12 @@ class SystemicFailureTest extends FlowTest {
         given().auth().oauth2(Tokens.scoped("vera", List.of("tenant-d"), "viewer")).get("/ops/consumption").then().statusCode(200)
                 .body("fleet.trippedCount", org.hamcrest.Matchers.greaterThanOrEqualTo(2))
                 .body("fleet.trippedWorkers", org.hamcrest.Matchers.nullValue());
+        // The fix first, then the resume: jobs still failing after it would trip this worker again, and post a new trip.
+        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
         given().auth().oauth2(operator).contentType(io.restassured.http.ContentType.JSON)
                 .body(Map.of("reason", "provider fixed")).post("/ops/consumption/resume").then().statusCode(200);
 
         await().atMost(Duration.ofSeconds(20)).until(() -> trippedWorkers().isEmpty());
-        provider.script(SimulatedRecordsProvider.EVERY_PERMIT, null);
         await().atMost(Duration.ofSeconds(60)).until(() -> jobs.stream()
                 .allMatch(id -> state(id) == JobState.SUCCEEDED || quarantine.find(key(id)).isPresent()));
     }
