@@ -4,11 +4,8 @@ import io.poisonguard.systemic.GuardBoard;
 import io.poisonguard.systemic.SystemicWatch;
 import org.junit.jupiter.api.Test;
 
-import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneId;
-import java.time.ZoneOffset;
 import java.util.Collection;
 import java.util.List;
 import java.util.Map;
@@ -26,26 +23,6 @@ import static org.junit.jupiter.api.Assertions.assertEquals;
  */
 class FleetGuardsTest {
     private static final Instant T = Instant.parse("2026-12-06T03:00:00Z");
-
-    /** A clock the test moves. */
-    static final class Hands extends Clock {
-        volatile Instant now = T;
-
-        @Override
-        public ZoneId getZone() {
-            return ZoneOffset.UTC;
-        }
-
-        @Override
-        public Clock withZone(ZoneId zone) {
-            return this;
-        }
-
-        @Override
-        public Instant instant() {
-            return now;
-        }
-    }
 
     /** A board in memory, recording what was posted, in order. */
     static final class Board implements GuardBoard {
@@ -85,7 +62,8 @@ class FleetGuardsTest {
     @Test
     void aWorkerIsListedWhileItsTripIsAfterTheNewestResumeAndItHasSaidSoLately() {
         Board board = new Board();
-        Hands clock = new Hands();
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
+        clock.now = T;
         clock.now = T.plus(Duration.ofDays(2));
         Instant now = clock.now;
         board.workers.put("listed", new GuardBoard.Posted(now.minusSeconds(300), "5 jobs failed alike", now.minusSeconds(30)));
@@ -105,7 +83,8 @@ class FleetGuardsTest {
     @Test
     void postsKeepTheirOrderAndAStillTrippedWorkerPostsAgainEveryMinute() {
         Board board = new Board();
-        Hands clock = new Hands();
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
+        clock.now = T;
         FleetGuards fleet = new FleetGuards(board, "w0", clock, Duration.ofSeconds(5));
         SystemicWatch.Trip trip = new SystemicWatch.Trip(null, "20 quarantines within 1m", List.of("job-1"), T);
 
@@ -124,7 +103,8 @@ class FleetGuardsTest {
     @Test
     void aCheckThatReadTheTripBeforeItClearedDoesNotPostItAgain() {
         Board board = new Board();
-        Hands clock = new Hands();
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
+        clock.now = T;
         FleetGuards fleet = new FleetGuards(board, "w0", clock, Duration.ofSeconds(5));
         SystemicWatch.Trip trip = new SystemicWatch.Trip(null, "5 jobs failed alike", List.of("job-1"), T);
 

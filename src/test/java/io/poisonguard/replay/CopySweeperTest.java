@@ -30,6 +30,8 @@ class CopySweeperTest {
         final Map<JobKey, List<ArchivedMessage>> held = new ConcurrentHashMap<>();
         final List<String> deleted = new CopyOnWriteArrayList<>();
         final List<String> released = new CopyOnWriteArrayList<>();
+        /** What the next scan throws (an Error or a RuntimeException), once. */
+        final java.util.concurrent.atomic.AtomicReference<Throwable> failNext = new java.util.concurrent.atomic.AtomicReference<>();
 
         @Override
         public ArchiveScan find(JobKey key) {
@@ -38,6 +40,13 @@ class CopySweeperTest {
 
         @Override
         public Map<JobKey, List<ArchivedMessage>> takeAll(Collection<JobKey> keys) {
+            Throwable fail = failNext.getAndSet(null);
+            if (fail instanceof Error e) {
+                throw e;
+            }
+            if (fail != null) {
+                throw (RuntimeException) fail;
+            }
             Map<JobKey, List<ArchivedMessage>> out = new java.util.HashMap<>();
             keys.stream().filter(held::containsKey).forEach(k -> out.put(k, held.get(k)));
             return out;
@@ -104,24 +113,11 @@ class CopySweeperTest {
     void anErrorInOneSweepDoesNotEndTheSweepsAfterIt() {
         Queue queue = new Queue();
         queue.held.put(JOB, new CopyOnWriteArrayList<>(List.of(copy("g1", 1))));
-        AtomicBoolean failOnce = new AtomicBoolean(true);
-        CopySweeper sweeper = new CopySweeper(new Queue() {
-            @Override
-            public Map<JobKey, List<ArchivedMessage>> takeAll(Collection<JobKey> keys) {
-                if (failOnce.getAndSet(false)) {
-                    throw new OutOfMemoryError("a scan too large");
-                }
-                return queue.takeAll(keys);
-            }
-
-            @Override
-            public int delete(List<ArchivedMessage> copies) {
-                return queue.delete(copies);
-            }
-        });
+        queue.failNext.set(new OutOfMemoryError("a scan too large"));
+        CopySweeper sweeper = new CopySweeper(queue);
 
         sweeper.later(JobKey.of("acme", "lost"), 2);
-        await().atMost(Duration.ofSeconds(10)).until(() -> !failOnce.get());
+        await().atMost(Duration.ofSeconds(10)).until(() -> queue.failNext.get() == null);
         await().atMost(Duration.ofSeconds(10)).until(() -> {
             sweeper.later(JOB, 2);
             return queue.deleted.contains("g1");
@@ -170,21 +166,8 @@ class CopySweeperTest {
     void aSweepAnOperatorWaitedOnThatFailedIsLeftToTheBackground() {
         Queue queue = new Queue();
         queue.held.put(JOB, new CopyOnWriteArrayList<>(List.of(copy("g1", 1))));
-        AtomicBoolean failOnce = new AtomicBoolean(true);
-        CopySweeper sweeper = new CopySweeper(new Queue() {
-            @Override
-            public Map<JobKey, List<ArchivedMessage>> takeAll(Collection<JobKey> keys) {
-                if (failOnce.getAndSet(false)) {
-                    throw new IllegalStateException("the dead-letter queue did not answer");
-                }
-                return queue.takeAll(keys);
-            }
-
-            @Override
-            public int delete(List<ArchivedMessage> copies) {
-                return queue.delete(copies);
-            }
-        });
+        queue.failNext.set(new IllegalStateException("the dead-letter queue did not answer"));
+        CopySweeper sweeper = new CopySweeper(queue);
 
         org.junit.jupiter.api.Assertions.assertThrows(IllegalStateException.class, () -> sweeper.now(JOB, Integer.MAX_VALUE));
 
