@@ -273,6 +273,8 @@ class BulkWideningTest {
 
         assertEquals("COMPLETED", batch.status().name(), batch.detail());
         assertTrue(rig.violations.isEmpty(), String.join("\n", rig.violations));
+        // The end is shown as soon as it is reached, and audited then.
+        await().atMost(Duration.ofSeconds(10)).until(() -> rig.audit.size() == 2);
         assertEquals(List.of("STARTED", "COMPLETED"), rig.audit.stream().map(AuditEntry::outcome).toList());
         assertTrue(rig.audit.get(0).detail().contains("j-01, j-02"), rig.audit.get(0).detail());
     }
