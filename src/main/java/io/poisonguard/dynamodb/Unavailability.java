@@ -10,15 +10,40 @@ import java.util.function.Supplier;
 /**
  * Translates DynamoDB's "not now" answers into {@link StoreUnavailable} at the adapter boundary:
  * client-side failures (timeouts, refused or reset connections), 5xx answers and throttling, once
- * the SDK's own retries are spent. Every other error (a condition that failed, a validation error)
- * passes through unchanged: it is an answer.
+ * the SDK's own retries are spent; and refusals that DynamoDB gives every call alike (a denied
+ * permission, expired or unknown credentials, a missing table), which are no answer about the item
+ * either. Every other error (a condition that failed, a validation error) passes through unchanged:
+ * it is an answer.
  */
 final class Unavailability {
     /** Error codes DynamoDB uses when it asks callers to slow down. */
     private static final Set<String> THROTTLING = Set.of("ProvisionedThroughputExceededException", "ThrottlingException",
             "RequestLimitExceeded", "LimitExceededException");
 
+    /**
+     * Error codes of a refusal that does not depend on the item: the role, the credentials, the signature or the table. Taken
+     * for an answer, a worker whose role lost a permission went on receiving while every copy failed, until SQS's redrive
+     * moved the backlog to the dead-letter queue.
+     */
+    private static final Set<String> REFUSED = Set.of("AccessDeniedException", "UnrecognizedClientException", "ExpiredTokenException",
+            "ExpiredToken", "InvalidSignatureException", "IncompleteSignatureException", "MissingAuthenticationTokenException",
+            "InvalidClientTokenId", "ResourceNotFoundException");
+
     private Unavailability() {
+    }
+
+    /** The code of a refusal of every call, or null when {@code e} is not one. */
+    static String refusal(RuntimeException e) {
+        if (e instanceof DynamoDbException d) {
+            String code = d.awsErrorDetails() == null ? null : d.awsErrorDetails().errorCode();
+            if (code != null && REFUSED.contains(code)) {
+                return code;
+            }
+            if (d.statusCode() == 403) {
+                return code == null ? "403" : code;
+            }
+        }
+        return null;
     }
 
     static boolean unavailable(RuntimeException e) {
@@ -40,6 +65,10 @@ final class Unavailability {
             if (unavailable(e)) {
                 throw new StoreUnavailable(what, false, e);
             }
+            String refused = refusal(e);
+            if (refused != null) {
+                throw StoreUnavailable.refused(what, refused, e);
+            }
             throw e;
         }
     }
@@ -51,6 +80,10 @@ final class Unavailability {
         } catch (RuntimeException e) {
             if (unavailable(e)) {
                 throw new StoreUnavailable(what, true, e);
+            }
+            String refused = refusal(e);
+            if (refused != null) {
+                throw StoreUnavailable.refused(what, refused, e);
             }
             throw e;
         }

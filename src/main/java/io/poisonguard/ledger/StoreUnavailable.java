@@ -13,9 +13,22 @@ public class StoreUnavailable extends RuntimeException {
     private final String store;
 
     public StoreUnavailable(String what, boolean outcomeUnknown, Throwable cause) {
-        super(what + " did not answer (" + cause.getClass().getSimpleName() + ")", cause);
+        this(what, outcomeUnknown, cause, what + " did not answer (" + cause.getClass().getSimpleName() + ")");
+    }
+
+    private StoreUnavailable(String what, boolean outcomeUnknown, Throwable cause, String message) {
+        super(message, cause);
         this.outcomeUnknown = outcomeUnknown;
         this.store = what;
+    }
+
+    /**
+     * The store refused the call as it refuses every call (a permission the role lost, credentials expired or revoked, a
+     * table that is not there, named by {@code code}): not an answer about the job, and nothing it asked for landed.
+     */
+    public static StoreUnavailable refused(String what, String code, Throwable cause) {
+        return new StoreUnavailable(what, false, cause, what + " refused the call (" + code
+                + "): a permission, credential or table fault, not the job's");
     }
 
     /** Whether the store that did not answer is the ledger (the attempt records every run needs first). */

@@ -77,10 +77,12 @@ public class EscalationCheck {
     void scheduled() {
         try {
             check();
-        } catch (software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException e) {
-            // At boot with resources.create, the first check may run before the quarantine table exists.
-            LOG.debugf("Escalation check: the quarantine table is not there yet");
         } catch (RuntimeException e) {
+            if (e.getCause() instanceof software.amazon.awssdk.services.dynamodb.model.ResourceNotFoundException) {
+                // At boot with resources.create, the first check may run before the quarantine table exists.
+                LOG.debugf("Escalation check: the quarantine table is not there yet");
+                return;
+            }
             LOG.warnf("Escalation check failed (%s); the next one tries again", e.getClass().getSimpleName());
         }
     }

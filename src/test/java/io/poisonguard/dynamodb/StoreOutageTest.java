@@ -35,7 +35,9 @@ import java.util.Set;
 import java.util.stream.Stream;
 
 import static org.junit.jupiter.api.Assertions.assertAll;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertThrows;
+import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
  * README: "a store that does not answer (an outage, throttling) gets 503". The ledger and the vault translate such an
@@ -72,13 +74,52 @@ class StoreOutageTest {
                 Arguments.of("internal server error", keep(EmulatorClients.dynamoDown(answering(500, "InternalServerError")))));
     }
 
+    /**
+     * Answers that refuse every call alike, whatever the item: a role that lost its permission, credentials that expired or
+     * were revoked, a table that is not there. They are the system's fault, like an outage; taken for an answer about the
+     * job, the worker went on receiving while every copy failed, until SQS's redrive moved the backlog to the DLQ.
+     */
+    static Stream<Arguments> refusals() {
+        return Stream.of(
+                Arguments.of("access denied", keep(EmulatorClients.dynamoDown(answering(400, "AccessDeniedException")))),
+                Arguments.of("unrecognized client", keep(EmulatorClients.dynamoDown(answering(400, "UnrecognizedClientException")))),
+                Arguments.of("expired token", keep(EmulatorClients.dynamoDown(answering(400, "ExpiredTokenException")))),
+                Arguments.of("bad signature", keep(EmulatorClients.dynamoDown(answering(400, "InvalidSignatureException")))),
+                Arguments.of("missing table", keep(EmulatorClients.dynamoDown(answering(400, "ResourceNotFoundException")))),
+                Arguments.of("forbidden", keep(EmulatorClients.dynamoDown(answering(403, "Forbidden")))));
+    }
+
+    static Stream<Arguments> outagesAndRefusals() {
+        return Stream.concat(outages(), refusals());
+    }
+
+    /**
+     * The ledger's calls, which the hot path makes before and after every handler: an outage or a refusal must reach the
+     * pipeline as {@link StoreUnavailable} of the ledger, which closes the ledger gate (consumption pauses, nothing is
+     * charged); a refusal is a write that did not land.
+     */
+    @ParameterizedTest(name = "{0}")
+    @MethodSource("outagesAndRefusals")
+    void theLedgersReadsAndWritesAnswerStoreUnavailable(String outage, DynamoDbClient dynamo) {
+        DynamoLedgerStore ledger = new DynamoLedgerStore(dynamo, new Names("down").ledgerTable(), Clock.systemUTC());
+        Instant now = Instant.now();
+        StoreUnavailable read = assertThrows(StoreUnavailable.class, () -> ledger.find(JOB), "find when " + outage);
+        StoreUnavailable write = assertThrows(StoreUnavailable.class,
+                () -> ledger.write(io.poisonguard.ledger.LedgerRecord.fresh(JOB.jobId(), JOB.tenant(), "permit-report", 1, now)),
+                "write when " + outage);
+        assertAll(() -> assertTrue(read.ledger(), outage), () -> assertTrue(write.ledger(), outage));
+        if (!Set.of("nothing listening", "throttled", "provisioned throughput exceeded", "internal server error").contains(outage)) {
+            assertFalse(write.outcomeUnknown(), "a refused write did not land: " + outage);
+        }
+    }
+
     @AfterAll
     static void close() {
         CLIENTS.forEach(DynamoDbClient::close);
     }
 
     @ParameterizedTest(name = "{0}")
-    @MethodSource("outages")
+    @MethodSource("outagesAndRefusals")
     void everyCallOfTheQuarantineTenantAuditAndBulkReplayStoresAnswersStoreUnavailable(String outage, DynamoDbClient dynamo) {
         Names names = new Names("down");
         Clock clock = Clock.systemUTC();
