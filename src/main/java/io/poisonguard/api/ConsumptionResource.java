@@ -76,7 +76,9 @@ public class ConsumptionResource {
         b.put("breakers", gate.states());
         b.put("systemic", guard.admit().name());
         guard.trip().ifPresent(t -> b.put("trip", trip(t, TenantScope.of(identity))));
-        b.put("worker", health.unfit().orElse("fit"));
+        // Its reasons name the jobs they happened on, which may be any tenant's: as the trip's sample jobs, only for a token
+        // of every tenant.
+        b.put("worker", health.unfit(TenantScope.of(identity).everyTenant()).orElse("fit"));
         b.put("fleet", fleet());
         return b;
     }

@@ -19,7 +19,7 @@ public class WorkerHealth {
 
     /** The reasons kept: the first few are what an on-call needs; later ones add nothing. */
     private static final int KEPT = 5;
-    private final List<String> reasons = new CopyOnWriteArrayList<>();
+    private final List<Reason> reasons = new CopyOnWriteArrayList<>();
     private final Metrics metrics;
     private volatile boolean handlerStuck;
 
@@ -31,19 +31,25 @@ public class WorkerHealth {
     void stuck(String jobId, int attempt) {
         handlerStuck = true;
         metrics.stuckHandlers().incrementAndGet();
-        String why = "a handler thread (job " + jobId + ", attempt " + attempt + ") did not stop after its interrupt";
-        keep(why);
+        keep(new Reason("a handler thread (job %s, attempt " + attempt + ") did not stop after its interrupt", jobId));
         LOG.errorf("Job %s attempt %d: the handler did not stop after its interrupt; this worker reports itself not live",
                 jobId, attempt);
     }
 
     /** A handler thread ended with an error the JVM may not survive. */
-    void fatal(String jobId, String errorType) {
-        keep("a handler (job " + jobId + ") ended with " + errorType);
+    public void fatal(String jobId, String errorType) {
+        keep(new Reason("a handler (job %s) ended with " + errorType, jobId));
         LOG.errorf("Job %s: the handler ended with %s; this worker reports itself not live so it is replaced", jobId, errorType);
     }
 
-    private void keep(String why) {
+    /** Why the worker is unfit, naming the job it happened on in {@code text}'s one {@code %s}. */
+    private record Reason(String text, String jobId) {
+        String naming(boolean job) {
+            return text.formatted(job ? jobId : "withheld");
+        }
+    }
+
+    private void keep(Reason why) {
         if (reasons.size() < KEPT) {
             reasons.add(why);
         }
@@ -59,6 +65,15 @@ public class WorkerHealth {
 
     /** Why this worker is unfit, if it is. */
     public Optional<String> unfit() {
-        return reasons.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", reasons));
+        return unfit(true);
+    }
+
+    /**
+     * Why this worker is unfit, naming the jobs it happened on only when {@code namingJobs}: a job id may be any tenant's,
+     * so a caller scoped to some tenants is told what happened without whose job it was.
+     */
+    public Optional<String> unfit(boolean namingJobs) {
+        return reasons.isEmpty() ? Optional.empty()
+                : Optional.of(String.join("; ", reasons.stream().map(r -> r.naming(namingJobs)).toList()));
     }
 }

@@ -55,6 +55,8 @@ class SecurityAttacksTest extends FlowTest {
     AuditLog audit;
     @Inject
     SystemicGuard guard;
+    @Inject
+    io.poisonguard.pipeline.WorkerHealth health;
 
     final String operator = Tokens.of("olga", "operator");
     final String admin = Tokens.of("ada", "admin");
@@ -268,6 +270,21 @@ class SecurityAttacksTest extends FlowTest {
         } finally {
             guard.resume("SecurityAttacksTest");
         }
+    }
+
+    /**
+     * A handler that ended with an error the JVM may not survive makes the worker unfit, and the reason names its job, which
+     * may be any tenant's: {@code GET /ops/consumption}'s {@code worker} gave it to a token of one tenant. (This leaves the
+     * worker of this class's own application unfit; nothing else here reads its fitness.)
+     */
+    @Test
+    void aTenantScopedViewerIsToldTheWorkerIsUnfitButNotOnWhoseJob() {
+        health.fatal("another-tenants-fatal-job", "OutOfMemoryError");
+        given().auth().oauth2(Tokens.of("vic", "viewer")).get("/ops/consumption").then().statusCode(200)
+                .body("worker", org.hamcrest.Matchers.containsString("another-tenants-fatal-job"));
+        given().auth().oauth2(Tokens.scoped("val", List.of("tenant-s"), "viewer")).get("/ops/consumption").then().statusCode(200)
+                .body("worker", org.hamcrest.Matchers.containsString("OutOfMemoryError"))
+                .body("worker", not(org.hamcrest.Matchers.containsString("another-tenants-fatal-job")));
     }
 
     /**
