@@ -218,7 +218,8 @@ public class OutcomeStage {
             case AttemptResult.Failed f -> charged(record, f.signature(), decisions.failed(record, f.failure(), now, random), now);
             case AttemptResult.TimedOut t -> notBeside(t, charged(record, new Signature(FailureClass.TIMEOUT, "DeadlineExceeded",
                     record.jobType()), decisions.timedOut(record, t.deadline(), now, random), now));
-            case AttemptResult.Crashed c -> decisions.crashed(record, c.errorType(), now, random);
+            // A row of the same crash (a bad deploy: a heap too small, a leak) trips the guard as a row of the same failure does.
+            case AttemptResult.Crashed c -> crashCharged(record, c, decisions.crashed(record, c.errorType(), now, random), now);
             // A handler that did not stop when interrupted runs until this process ends: its job waits as a stuck one does.
             case AttemptResult.Abandoned a -> a.stillRunning()
                     ? decisions.released(record, AttemptOutcome.ABANDONED,
@@ -232,6 +233,14 @@ public class OutcomeStage {
                         ledgerGate.probeInterval(), now);
             }
         };
+    }
+
+    /**
+     * The crash's signature is CRASH whether this attempt is charged it or CRASH_AMBIGUOUS: the same error in a row is the
+     * same fault, whether the job ran alone (a suspect) or beside others.
+     */
+    private Disposition crashCharged(LedgerRecord record, AttemptResult.Crashed c, Disposition ifCharged, Instant now) {
+        return charged(record, new Signature(FailureClass.CRASH, c.errorType(), record.jobType()), ifCharged, now);
     }
 
     /**
@@ -276,8 +285,8 @@ public class OutcomeStage {
                     f.failure().failureClass(), f.failure().errorType(), held(written));
             case AttemptResult.TimedOut t -> LOG.infof("Job %s attempt %d timed out after %s%s", written.jobId(), written.attempt(),
                     t.deadline(), held(written));
-            case AttemptResult.Crashed c -> LOG.warnf("Job %s attempt %d ended with %s; counted as a crash", written.jobId(),
-                    written.attempt(), c.errorType());
+            case AttemptResult.Crashed c -> LOG.warnf("Job %s attempt %d ended with %s; %s", written.jobId(), written.attempt(),
+                    c.errorType(), held(written).isEmpty() ? "counted as a crash" : "held by the systemic-failure guard, not counted");
             case AttemptResult.Abandoned a when a.stillRunning() -> LOG.warnf("Job %s attempt %d abandoned at shutdown with its handler"
                     + " still running (it ignored its interrupt); not counted, the message comes back in %s", written.jobId(), written.attempt(),
                     written.currentEntry().retryDelay());

@@ -48,6 +48,8 @@ class WorkerFaultsTest extends FlowTest {
 
     @Inject
     ScriptedHandler handler;
+    @Inject
+    io.poisonguard.pipeline.SystemicGuard guard;
 
     private void send(String jobId, String script) {
         new Queues(sqs, names).send(script, ScriptedHandler.attributes(jobId));
@@ -129,5 +131,24 @@ class WorkerFaultsTest extends FlowTest {
         LedgerRecord r = ledger.find(key("stuck-1")).orElseThrow();
         assertEquals(AttemptOutcome.TIMED_OUT, r.history().get(0).outcome());
         assertTrue(r.failuresOf(FailureClass.TIMEOUT) >= 1, r.failures().toString());
+    }
+
+    /**
+     * A bad deploy (a heap too small for the work, a leak) makes every job end with OutOfMemoryError. Those crashes went
+     * straight to the crash limits, past the systemic guard, so the whole backlog was quarantined, one alert a job. Now a
+     * row of the same crash trips the guard as a row of the same failure does, and the crashes after it are held.
+     */
+    @Test
+    @Order(4)
+    void aBadDeployWhereEveryJobRunsOutOfMemoryTripsTheSystemicGuardInsteadOfQuarantiningTheBacklog() {
+        List<String> jobs = IntStream.range(0, 16).mapToObj(i -> "deploy-oom-" + i).toList();
+        jobs.forEach(id -> send(id, "error"));
+
+        await().atMost(Duration.ofSeconds(40)).until(() -> guard.trip().isPresent());
+        assertTrue(guard.trip().toString().contains("OutOfMemoryError"), guard.trip().toString());
+        await().atMost(Duration.ofSeconds(20)).until(() -> jobs.stream().anyMatch(id -> ledger.find(key(id))
+                .map(r -> r.history().stream().anyMatch(e -> e.outcome() == AttemptOutcome.HELD)).orElse(false)));
+        long quarantined = jobs.stream().filter(id -> quarantine.find(key(id)).isPresent()).count();
+        assertTrue(quarantined <= 4, "at most same-signature - 1 jobs quarantined before the guard tripped, was " + quarantined);
     }
 }
