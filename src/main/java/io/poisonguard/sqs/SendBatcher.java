@@ -39,6 +39,7 @@ import java.util.function.Supplier;
  * a single SendMessage whose answer never came.
  */
 final class SendBatcher implements AutoCloseable {
+    private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(SendBatcher.class);
     /** SendMessageBatch's limits: ten entries, and the sum of the messages' sizes. */
     static final int MAX_ENTRIES = 10;
     static final int MAX_BATCH_BYTES = 256 * 1024;
@@ -192,6 +193,19 @@ final class SendBatcher implements AutoCloseable {
                     bytes += next.bytes;
                 }
                 busy = batch.size() > 1;
+                Thread.ofVirtual().name(name + "-send").start(() -> {
+                    try {
+                        sendBatch(batch);
+                    } finally {
+                        inFlight.release();
+                        turns.lock();
+                        try {
+                            turn.signal();
+                        } finally {
+                            turns.unlock();
+                        }
+                    }
+                });
             } catch (InterruptedException e) {
                 Thread.currentThread().interrupt();
                 if (sender) {
@@ -202,21 +216,24 @@ final class SendBatcher implements AutoCloseable {
                     stopped(List.of(carried));
                 }
                 return;
-            }
-            Thread.ofVirtual().name(name + "-send").start(() -> {
-                try {
-                    sendBatch(batch);
-                } finally {
+            } catch (Error e) {
+                // An OutOfMemoryError while the batch formed or its thread started must not end the collector: every later
+                // sender would wait for ever. This batch's senders are told it failed (their jobs retry), and it goes on.
+                if (sender) {
                     inFlight.release();
-                    turns.lock();
-                    try {
-                        turn.signal();
-                    } finally {
-                        turns.unlock();
-                    }
                 }
-            });
+                failed(batch, e);
+                if (carried != null) {
+                    failed(List.of(carried), e);
+                    carried = null;
+                }
+                LOG.errorf("The %s collector met %s; it goes on", name, e.getClass().getSimpleName());
+            }
         }
+    }
+
+    private static void failed(List<Pending> batch, Throwable e) {
+        batch.forEach(p -> p.done.completeExceptionally(e));
     }
 
     /**
@@ -257,7 +274,7 @@ final class SendBatcher implements AutoCloseable {
     }
 
     /** Sends the batch and answers each waiting sender: accepted, or the error SQS gave for its entry or for the request. */
-    private void sendBatch(List<Pending> batch) {
+    private void send(List<Pending> batch) {
         Map<String, Pending> byId = new HashMap<>();
         List<SendMessageBatchRequestEntry> entries = new ArrayList<>(batch.size());
         for (Pending p : batch) {
@@ -270,8 +287,9 @@ final class SendBatcher implements AutoCloseable {
             r = sqs.sendMessageBatch(b -> b.queueUrl(queueUrl.get()).entries(entries));
             long took = System.nanoTime() - t0;
             roundTrip.accumulateAndGet(took, (avg, x) -> avg == 0 ? x : avg + (x - avg) / 8);
-        } catch (RuntimeException e) {
-            batch.forEach(p -> p.done.completeExceptionally(e));
+        } catch (RuntimeException | Error e) {
+            // An Error too (an OutOfMemoryError while the SDK read the answer): a sender left unanswered waits for ever.
+            failed(batch, e);
             return;
         }
         if (r.hasSuccessful()) {
@@ -293,6 +311,16 @@ final class SendBatcher implements AutoCloseable {
         // An entry SQS answered neither way: its fate is unknown, which the sender must learn as a failure.
         byId.values().forEach(p -> p.done.completeExceptionally(SqsException.builder()
                 .message("SendMessageBatch answered nothing for this entry").statusCode(500).build()));
+    }
+
+    /** Sends the batch; whatever ends it, every sender in it is answered. */
+    private void sendBatch(List<Pending> batch) {
+        try {
+            send(batch);
+        } catch (RuntimeException | Error e) {
+            failed(batch.stream().filter(p -> !p.done.isDone()).toList(), e);
+            LOG.errorf("A %s batch met %s after its answer", name, e.getClass().getSimpleName());
+        }
     }
 
     private static SqsException refused(BatchResultErrorEntry failed) {

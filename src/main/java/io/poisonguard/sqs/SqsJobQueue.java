@@ -172,11 +172,25 @@ public class SqsJobQueue implements SourceQueue {
                 pendingDeletes.addAll(batch);
                 Thread.currentThread().interrupt();
                 return;
+            } catch (Error e) {
+                // An OutOfMemoryError while a batch was sent (the SDK reading an answer) must not end the flusher for the
+                // life of the process: the deletes would pile up here while every completed copy came back. The batch
+                // goes back to the queue and is sent again (a delete sent twice is harmless).
+                pendingDeletes.addAll(batch);
+                LOG.errorf("The delete flusher met %s; it goes on", e.getClass().getSimpleName());
+                pauseAfterError();
             } finally {
                 batch.clear();
             }
         }
     }
+
+    /** A short pause before the flusher goes on after an Error, so one that repeats does not spin a core. */
+    private static void pauseAfterError() {
+        java.util.concurrent.locks.LockSupport.parkNanos(ERROR_PAUSE.toNanos());
+    }
+
+    private static final Duration ERROR_PAUSE = Duration.ofMillis(200);
 
     private void sendBatch(List<String> receipts) {
         List<DeleteMessageBatchRequestEntry> entries = new ArrayList<>();

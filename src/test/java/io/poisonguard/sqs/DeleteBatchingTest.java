@@ -28,6 +28,8 @@ class DeleteBatchingTest {
     /** Records every DeleteMessageBatch it is sent. */
     private static final class RecordingSqs implements SqsClient {
         final List<List<String>> batches = new CopyOnWriteArrayList<>();
+        /** Calls left that end with an OutOfMemoryError instead (as the SDK's parsing of an answer may). */
+        final java.util.concurrent.atomic.AtomicInteger errors = new java.util.concurrent.atomic.AtomicInteger();
 
         @Override
         public GetQueueUrlResponse getQueueUrl(GetQueueUrlRequest request) {
@@ -36,6 +38,9 @@ class DeleteBatchingTest {
 
         @Override
         public DeleteMessageBatchResponse deleteMessageBatch(DeleteMessageBatchRequest request) {
+            if (errors.getAndUpdate(n -> Math.max(0, n - 1)) > 0) {
+                throw new OutOfMemoryError("Java heap space (scripted)");
+            }
             batches.add(request.entries().stream().map(DeleteMessageBatchRequestEntry::receiptHandle).toList());
             return DeleteMessageBatchResponse.builder().successful(List.of()).failed(List.of()).build();
         }
@@ -60,6 +65,30 @@ class DeleteBatchingTest {
 
     private static SqsJobQueue queue(RecordingSqs sqs) {
         return new SqsJobQueue(sqs, new QueueUrls(sqs, new Names("db")), Clock.systemUTC());
+    }
+
+    /**
+     * The flusher thread caught only interrupts: one OutOfMemoryError while sending ended it for the life of the process,
+     * and from then on every delete piled up in memory while every completed copy came back after its visibility timeout.
+     */
+    @Test
+    void anErrorWhileSendingABatchDoesNotEndTheFlusherAndItsDeletesAreSentAgain() {
+        RecordingSqs sqs = new RecordingSqs();
+        sqs.errors.set(1);
+        SqsJobQueue q = queue(sqs);
+        try {
+            for (int i = 0; i < 5; i++) {
+                q.delete(message(i));
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> sqs.errors.get() == 0);
+            for (int i = 5; i < 25; i++) {
+                q.delete(message(i));
+            }
+            await().atMost(Duration.ofSeconds(5)).until(() -> sqs.sent() == 25);
+            assertEquals(25, sqs.batches.stream().flatMap(List::stream).distinct().count(), "each delete sent once: " + sqs.batches);
+        } finally {
+            q.flush();
+        }
     }
 
     @Test
