@@ -335,12 +335,11 @@ public class OperatorActions {
             giveBack(key, copies);
             return putBack(replaying, before, Refusal.UNAVAILABLE, "nothing was sent: " + busy.getMessage() + "; try again", actor, reason);
         } catch (RuntimeException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            giveBack(key, copies);
-            return putBack(replaying, before, Refusal.SEND_FAILED,
-                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason);
+            return asideInterrupt(() -> {
+                giveBack(key, copies);
+                return putBack(replaying, before, Refusal.SEND_FAILED,
+                        "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason);
+            });
         }
         try {
             archive.delete(copies);
@@ -378,11 +377,8 @@ public class OperatorActions {
         } catch (FleetRateTaken busy) {
             return putBack(replaying, before, Refusal.UNAVAILABLE, "nothing was sent: " + busy.getMessage() + "; try again", actor, reason);
         } catch (RuntimeException | InterruptedException e) {
-            if (e instanceof InterruptedException) {
-                Thread.currentThread().interrupt();
-            }
-            return putBack(replaying, before, Refusal.SEND_FAILED,
-                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason);
+            return asideInterrupt(() -> putBack(replaying, before, Refusal.SEND_FAILED,
+                    "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason));
         }
         forgetLater(key, replaying.generation());
         ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
@@ -424,6 +420,22 @@ public class OperatorActions {
         ActionOutcome failed = new ActionOutcome.Refused(key.jobId(), refusal, detail);
         record(key, AuditAction.REPLAY, failed, actor, reason, replaying.generation(), replaying.attempt() + 1);
         return failed;
+    }
+
+    /**
+     * Runs a failed send's put-back with the thread's interrupt set aside, and sets it again afterwards. A thread interrupted
+     * while it paced or sent (Quarkus interrupts its request threads at shutdown) would otherwise fail every call of the
+     * put-back at once, as the AWS SDK does on an interrupted thread: the job left REPLAYING with nothing sent, unaudited.
+     */
+    private static ActionOutcome asideInterrupt(java.util.function.Supplier<ActionOutcome> putBack) {
+        boolean interrupted = Thread.interrupted();
+        try {
+            return putBack.get();
+        } finally {
+            if (interrupted) {
+                Thread.currentThread().interrupt();
+            }
+        }
     }
 
     /** Where a job whose put-back failed is now, as the ledger says (the put-back's own write may have landed unanswered). */
