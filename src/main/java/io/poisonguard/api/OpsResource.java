@@ -495,6 +495,9 @@ public class OpsResource {
             case ActionOutcome.Resolved r -> {
                 b.put("outcome", "RESOLVED");
                 b.put("discardedCopies", r.discardedCopies());
+                if (r.unfinished() != null) {
+                    b.put("unfinished", r.unfinished());
+                }
             }
             case ActionOutcome.Payload p -> {
                 b.put("outcome", "PAYLOAD");

@@ -16,8 +16,14 @@ public sealed interface ActionOutcome {
     record WouldReplay(String jobId, int generation, int attempt) implements ActionOutcome {
     }
 
-    /** Discarded on purpose; its dead-letter copies were deleted. */
-    record Resolved(String jobId, int discardedCopies) implements ActionOutcome {
+    /**
+     * Discarded on purpose; its dead-letter copies were deleted. {@code unfinished} (null when the clean-up is done) says what
+     * of it did not get done and that a resolve again finishes it.
+     */
+    record Resolved(String jobId, int discardedCopies, String unfinished) implements ActionOutcome {
+        public Resolved(String jobId, int discardedCopies) {
+            this(jobId, discardedCopies, null);
+        }
     }
 
     /** The payload, for the audited secure path only. */

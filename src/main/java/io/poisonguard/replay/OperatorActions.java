@@ -473,25 +473,23 @@ public class OperatorActions {
         }
     }
 
-    /**
-     * After the payload went on as generation {@code below} (or the job was resolved): the vault entry and
-     * the DLQ copies of the generations before it go. Only those: the replayed copy may already have run,
-     * failed and been quarantined again, and its new vault entry and DLQ copy must stay.
-     */
-    private int forget(JobKey key, int below) {
-        discardKept(key, below);
-        return sweepCopies(key, below);
-    }
-
-    private void discardKept(JobKey key, int below) {
+    /** Whether the kept payload went (or none was kept). */
+    private boolean discardKept(JobKey key, int below) {
         try {
             vault.discard(key, below);
+            return true;
         } catch (RuntimeException e) {
-            // The entry expires with the quarantine record; until then a replay or view finds an older generation.
+            // The entry expires with the quarantine record; until then a replay finds an older generation (shown to no one
+            // once the job is past the states that keep a payload).
             LOG.warnf("Job %s: forgetting its kept payload failed (%s); it expires with its record", key.jobId(),
                     e.getClass().getSimpleName());
+            return false;
         }
     }
+
+    /** What a resolve whose discard of the kept payload failed says: the clean-up is unfinished, and what finishes it. */
+    private static final String KEPT_NOT_DISCARDED = "its kept payload was not discarded (the vault did not answer); it is shown to"
+            + " no one: resolve it again to discard it";
 
     /**
      * Deletes the DLQ copies of generations below {@code below}, now, in one pass (an operator waits on it); copies another
@@ -509,9 +507,11 @@ public class OperatorActions {
     }
 
     /**
-     * {@link #forget} after a replay from the vault: the kept payload goes at once; the payload is already on its way, so the
-     * operator is answered then and the dead-letter copies are looked for in the background, in scans shared with the other
-     * jobs waiting (a copy missed expires with its retention and is dropped as stale meanwhile).
+     * After a replay from the vault sent the payload on as generation {@code below}: the vault entry and the DLQ copies of the
+     * generations before it go (only those: the replayed copy may already have run, failed and been quarantined again, and
+     * its new entry and copy must stay). The kept payload goes at once; the payload is already on its way, so the operator is
+     * answered then and the dead-letter copies are looked for in the background, in scans shared with the other jobs
+     * waiting (a copy missed expires with its retention and is dropped as stale meanwhile).
      */
     private void forgetLater(JobKey key, int below) {
         discardKept(key, below);
@@ -541,20 +541,14 @@ public class OperatorActions {
             // Resolved already, maybe by a call whose answer was lost (or whose worker stopped) before its clean-up: the
             // clean-up is finished now. The record is moved last, so one already RESOLVED (or gone) says it was done.
             boolean done = quarantine.find(key).map(r -> r.status() == QuarantineStatus.RESOLVED).orElse(true);
-            int discarded = done ? 0 : forget(key, Integer.MAX_VALUE);
-            if (!done) {
-                markResolved(key);
-            }
-            outcome = new ActionOutcome.Resolved(jobId, discarded);
+            outcome = done ? new ActionOutcome.Resolved(jobId, 0) : cleanUp(key);
         } else if (current.get().state() != JobState.QUARANTINED) {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + current.get().state()
                     + "; only QUARANTINED jobs can be resolved");
         } else {
             try {
                 ledger.write(current.get().moveTo(JobState.RESOLVED, clock.instant()));
-                int discarded = forget(key, Integer.MAX_VALUE);
-                markResolved(key);
-                outcome = new ActionOutcome.Resolved(jobId, discarded);
+                outcome = cleanUp(key);
             } catch (LedgerConflict lost) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.CONFLICT, "another operator action changed job " + jobId + " first");
             } catch (StoreUnavailable down) {
@@ -565,6 +559,21 @@ public class OperatorActions {
         record(key, AuditAction.RESOLVE, outcome, actor, reason, current.map(LedgerRecord::generation).orElse(null),
                 current.map(LedgerRecord::attempt).orElse(null));
         return outcome;
+    }
+
+    /**
+     * A resolved job's clean-up: its kept payload and dead-letter copies go, then its record is moved to RESOLVED, which says
+     * the clean-up is done. A discard of the kept payload that failed leaves the record as it was, so a resolve again
+     * finishes it, and the answer says so.
+     */
+    private ActionOutcome.Resolved cleanUp(JobKey key) {
+        boolean keptGone = discardKept(key, Integer.MAX_VALUE);
+        int discarded = sweepCopies(key, Integer.MAX_VALUE);
+        if (!keptGone) {
+            return new ActionOutcome.Resolved(key.jobId(), discarded, KEPT_NOT_DISCARDED);
+        }
+        markResolved(key);
+        return new ActionOutcome.Resolved(key.jobId(), discarded);
     }
 
     /**
@@ -593,7 +602,9 @@ public class OperatorActions {
         } else {
             Kept kept = kept(key);
             JobState state = current.get().state();
-            if (kept.payload().isPresent()) {
+            if (kept.payload().isPresent() && (holdsPayload(state) || state == JobState.UNRECOVERABLE)) {
+                // Only while the job keeps a payload: an entry whose discard failed after a resolve or a replay is shown to
+                // no one (a job resolved for good must not be readable until the entry's TTL).
                 outcome = new ActionOutcome.Payload(jobId, kept.payload().get().body(), kept.payload().get().attributes());
             } else if (kept.unreadable() != null && !holdsPayload(state)) {
                 outcome = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
@@ -698,7 +709,8 @@ public class OperatorActions {
         String detail = switch (outcome) {
             case ActionOutcome.Refused r -> r.detail();
             case ActionOutcome.Unrecoverable u -> u.detail();
-            case ActionOutcome.Resolved r -> r.discardedCopies() + " dead-letter copies discarded";
+            case ActionOutcome.Resolved r -> r.discardedCopies() + " dead-letter copies discarded"
+                    + (r.unfinished() == null ? "" : "; " + r.unfinished());
             default -> null;
         };
         try {
