@@ -66,7 +66,7 @@ public class AttemptStage {
 
     /** An attempt that ended: its heartbeat registration, the message, how it ended, and its effects. */
     record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, Thread handlerThread,
-                     RecordedEffects effects) {
+                     RecordedEffects effects, long deadlineNanos, Duration deadline) {
         /** Whether the handler returned (or threw) on its own; false when it was cut off and may still be running. */
         boolean handlerReturned() {
             return !(result instanceof AttemptResult.TimedOut || result instanceof AttemptResult.Abandoned);
@@ -78,12 +78,35 @@ public class AttemptStage {
         }
 
         Attempted withResult(AttemptResult r) {
-            return new Attempted(running, message, admitted, r, handlerThread, effects);
+            return new Attempted(running, message, admitted, r, handlerThread, effects, deadlineNanos, deadline);
         }
     }
 
-    /** One handler in flight: the future its end is reported on (first report wins), and when it must have ended. */
-    private record Run(CompletableFuture<AttemptResult> end, Thread thread, long deadlineNanos, Duration deadline, String jobId, int attempt) {
+    /**
+     * One handler in flight: the future its end is reported on (first report wins), and when it must have ended. A run of
+     * deferred effects on the job's own thread has {@code cutOff}, counted down once the thread was interrupted.
+     */
+    private record Run(CompletableFuture<AttemptResult> end, Thread thread, long deadlineNanos, Duration deadline, String jobId, int attempt,
+                       java.util.concurrent.CountDownLatch cutOff) {
+        Run(CompletableFuture<AttemptResult> end, Thread thread, long deadlineNanos, Duration deadline, String jobId, int attempt) {
+            this(end, thread, deadlineNanos, deadline, jobId, attempt, null);
+        }
+
+        /** Ends the run with {@code result} and interrupts its thread, unless it had ended; whether it did. */
+        boolean cut(AttemptResult result) {
+            if (!end.complete(result)) {
+                return false;
+            }
+            try {
+                thread.interrupt();
+            } finally {
+                if (cutOff != null) {
+                    cutOff.countDown();
+                }
+            }
+            return true;
+        }
+
         // Each run is itself, whatever its fields hold: the set of runs needs no field-by-field hash (every
         // attempt adds and removes one, and a record's own hash would visit all six fields each time).
         @Override
@@ -129,8 +152,7 @@ public class AttemptStage {
                 // Whatever one run's ending meets, the watcher goes on: were it to end, no handler would be cut off at its
                 // deadline again, and hung ones would hold their slots (and lane) for good.
                 try {
-                    if (now - r.deadlineNanos() >= 0 && r.end().complete(new AttemptResult.TimedOut(r.deadline()))) {
-                        r.thread().interrupt();
+                    if (now - r.deadlineNanos() >= 0 && r.cut(new AttemptResult.TimedOut(r.deadline()))) {
                         LOG.warnf("Job %s attempt %d ran past its deadline of %s; interrupted", r.jobId(), r.attempt(), r.deadline());
                     }
                 } catch (Throwable t) {
@@ -179,7 +201,7 @@ public class AttemptStage {
         }
         metrics.handled(admitted.jobType(), resultTag(result), Duration.ofNanos(System.nanoTime() - t0));
         context.end();
-        return new Attempted(running, m, admitted, result, thread, context);
+        return new Attempted(running, m, admitted, result, thread, context, run.deadlineNanos(), deadline);
     }
 
     /**
@@ -216,8 +238,44 @@ public class AttemptStage {
             case OURS -> {
             }
         }
-        AttemptResult result = outcomeOf(a.running().record().jobId(), effects::performDeferred);
+        AttemptResult result = deferredWithinDeadline(a, effects);
         return result instanceof AttemptResult.Succeeded ? a : a.withResult(result);
+    }
+
+    /**
+     * Performs the deferred effects on this (the job's) thread, within the attempt's deadline: they are watched as the handler
+     * was, and one still running at the deadline (a notice whose send hangs) is interrupted and the attempt ends TIMED_OUT, as
+     * at shutdown it is given back. Without it the attempt never ended: its heartbeat stopped at the deadline and its lease
+     * lapsed into a crash charged to the job, while the effect held the job's thread. No thread of its own: the example's
+     * notice is deferred, so this is every healthy message's path.
+     */
+    private AttemptResult deferredWithinDeadline(Attempted a, RecordedEffects effects) {
+        String jobId = a.running().record().jobId();
+        Run run = new Run(new CompletableFuture<>(), Thread.currentThread(), a.deadlineNanos(), a.deadline(), jobId,
+                a.running().record().attempt(), new java.util.concurrent.CountDownLatch(1));
+        runs.add(run);
+        AttemptResult performed;
+        try {
+            performed = outcomeOf(jobId, effects::performDeferred);
+        } finally {
+            runs.remove(run);
+        }
+        if (run.end().complete(performed)) {
+            return performed;
+        }
+        // Cut off (the deadline, or shutdown): its interrupt was for the effects, and must not reach the outcome's writes.
+        // The watcher interrupts just after it ends the run; wait for that, then clear it.
+        long until = System.nanoTime() + Duration.ofSeconds(1).toNanos();
+        boolean delivered = false;
+        while (!delivered && System.nanoTime() - until < 0) {
+            try {
+                delivered = run.cutOff().await(until - System.nanoTime(), java.util.concurrent.TimeUnit.NANOSECONDS);
+            } catch (InterruptedException cut) {
+                // The cut-off's own interrupt, now cleared: the latch follows it at once.
+            }
+        }
+        Thread.interrupted();
+        return run.end().join();
     }
 
     /** Work whose end is an attempt's result: a handler, or the effects it deferred. */
@@ -306,8 +364,7 @@ public class AttemptStage {
     int abandonAll() {
         int n = 0;
         for (Run r : runs) {
-            if (r.end().complete(new AttemptResult.Abandoned())) {
-                r.thread().interrupt();
+            if (r.cut(new AttemptResult.Abandoned())) {
                 n++;
             }
         }

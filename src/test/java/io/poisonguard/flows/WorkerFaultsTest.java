@@ -95,8 +95,27 @@ class WorkerFaultsTest extends FlowTest {
         management().get("/q/health/live").then().statusCode(200);
     }
 
+    /**
+     * A handler that succeeded deferred an effect (its notice) that then hung: the effects deferred to a success had no
+     * deadline. The attempt never ended, its heartbeat stopped at the deadline, and its lease lapsed into a crash charged to
+     * the job while the hung effect still held the job's thread and slot. The attempt's deadline covers its deferred
+     * effects: one still running then is interrupted and the attempt ends TIMED_OUT.
+     */
     @Test
     @Order(2)
+    void aDeferredEffectThatHangsEndsItsAttemptAtTheDeadlineAsATimeout() {
+        send("deferred-hang-1", "deferred-hang");
+
+        await().atMost(Duration.ofSeconds(15)).until(() -> ledger.find(key("deferred-hang-1"))
+                .map(r -> !r.history().isEmpty() && r.history().get(0).outcome() != AttemptOutcome.RUNNING).orElse(false));
+        LedgerRecord r = ledger.find(key("deferred-hang-1")).orElseThrow();
+        assertEquals(AttemptOutcome.TIMED_OUT, r.history().get(0).outcome(), r.history().toString());
+        assertEquals(0, r.failuresOf(FailureClass.CRASH) + r.failuresOf(FailureClass.CRASH_AMBIGUOUS), r.failures().toString());
+        assertTrue(r.effects().isEmpty(), "the hung effect was not recorded as performed: " + r.effects());
+    }
+
+    @Test
+    @Order(3)
     void aHandlerThatThrowsOutOfMemoryErrorEndsItsAttemptAsACrashAndIsQuarantinedAsCrash() {
         send("oom-1", "error");
         send("after-oom", "ok");
@@ -115,7 +134,7 @@ class WorkerFaultsTest extends FlowTest {
     }
 
     @Test
-    @Order(3)
+    @Order(4)
     void aHandlerThatIgnoresItsInterruptIsChargedATimeoutAndMarksTheWorkerNotLive() {
         send("stuck-1", "hang-hard");
         await().atMost(Duration.ofSeconds(20)).until(() -> ledger.find(key("stuck-1"))
@@ -139,7 +158,7 @@ class WorkerFaultsTest extends FlowTest {
      * row of the same crash trips the guard as a row of the same failure does, and the crashes after it are held.
      */
     @Test
-    @Order(4)
+    @Order(5)
     void aBadDeployWhereEveryJobRunsOutOfMemoryTripsTheSystemicGuardInsteadOfQuarantiningTheBacklog() {
         List<String> jobs = IntStream.range(0, 16).mapToObj(i -> "deploy-oom-" + i).toList();
         jobs.forEach(id -> send(id, "error"));

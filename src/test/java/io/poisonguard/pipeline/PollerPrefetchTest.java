@@ -539,10 +539,11 @@ class PollerPrefetchTest {
         // A handler that ran past its deadline may still be running after its outcome is decided: its slot is not
         // handed on early, so no more than the concurrency of handlers ever run at once.
         AttemptStage.Attempted timedOut = new AttemptStage.Attempted(null, null, null, new AttemptResult.TimedOut(Duration.ofSeconds(1)),
-                null, null);
-        AttemptStage.Attempted abandoned = new AttemptStage.Attempted(null, null, null, new AttemptResult.Abandoned(), null, null);
-        AttemptStage.Attempted succeeded = new AttemptStage.Attempted(null, null, null, new AttemptResult.Succeeded(), null, null);
-        AttemptStage.Attempted crashed = new AttemptStage.Attempted(null, null, null, new AttemptResult.Crashed("OutOfMemoryError"), null, null);
+                null, null, 0, Duration.ZERO);
+        AttemptStage.Attempted abandoned = new AttemptStage.Attempted(null, null, null, new AttemptResult.Abandoned(), null, null, 0, Duration.ZERO);
+        AttemptStage.Attempted succeeded = new AttemptStage.Attempted(null, null, null, new AttemptResult.Succeeded(), null, null, 0, Duration.ZERO);
+        AttemptStage.Attempted crashed = new AttemptStage.Attempted(null, null, null, new AttemptResult.Crashed("OutOfMemoryError"), null, null, 0,
+                Duration.ZERO);
         assertTrue(!timedOut.handlerReturned() && !abandoned.handlerReturned(), "a handler cut off may still be running");
         assertTrue(succeeded.handlerReturned() && crashed.handlerReturned(), "a handler that returned or threw has ended");
     }

@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * A test workload, job type {@code scripted}, whose body says what the handler does: {@code ok},
  * {@code error} (throws OutOfMemoryError, as seed 000's 4 MB input does), {@code hang} (sleeps, and
  * stops when interrupted), {@code hang-hard} (ignores interrupts until {@link #releaseStuck()}),
- * {@code illegal} (throws the same IllegalArgumentException every time), {@code deferred-fails-once} (returns, having
+ * {@code illegal} (throws the same IllegalArgumentException every time), {@code deferred-hang} (returns, having deferred an
+ * effect to its success that hangs until interrupted), {@code deferred-fails-once} (returns, having
  * deferred an effect to its success that fails the first time it runs, as a transient failure).
  */
 @ApplicationScoped
@@ -70,6 +71,14 @@ public class ScriptedHandler implements JobHandler {
                     a.initCause(b);
                     throw a;
                 }
+                case "deferred-hang" -> context.onceOnSuccess(DEFERRED_EFFECT, () -> {
+                    try {
+                        Thread.sleep(Duration.ofMinutes(10));
+                    } catch (InterruptedException e) {
+                        Thread.currentThread().interrupt();
+                        throw new IllegalStateException("the deferred effect was interrupted", e);
+                    }
+                });
                 case "deferred-fails-once" -> context.onceOnSuccess(DEFERRED_EFFECT, () -> {
                     int n = deferredRuns.computeIfAbsent(job.jobId(), k -> new AtomicInteger()).incrementAndGet();
                     if (n == 1) {
