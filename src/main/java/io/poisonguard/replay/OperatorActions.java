@@ -622,6 +622,11 @@ public class OperatorActions {
                     outcome = new ActionOutcome.Refused(jobId, Refusal.PAYLOAD_UNREADABLE, kept.unreadable());
                 } else if (copies.isEmpty() && !scan.complete()) {
                     outcome = notFoundYet(jobId);
+                } else if (copies.isEmpty() && state == JobState.REPLAYING) {
+                    // The replay sent the payload back to the main queue and cleared the vault and the DLQ behind it: not
+                    // lost, on its way (a replay whose instance died before it sent is re-issued by a replay).
+                    outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is being replayed: its"
+                            + " payload went back to the main queue, and is kept again if the job is quarantined again");
                 } else if (copies.isEmpty()) {
                     outcome = new ActionOutcome.Unrecoverable(jobId, "no dead-letter copy is left");
                 } else {
