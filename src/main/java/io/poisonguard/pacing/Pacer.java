@@ -27,6 +27,35 @@ public final class Pacer {
         this.intervalNanos = (long) (MARGIN * 1_000_000_000L / perSecond);
     }
 
+    /**
+     * Takes the next turn if it comes within {@code max}, waiting for it; false at once when it would come later (or the
+     * callers ahead of this one hold the turn past {@code max}): nothing is taken then.
+     */
+    public boolean tryAcquire(java.time.Duration max) throws InterruptedException {
+        long until = System.nanoTime() + max.toNanos();
+        if (!turn.tryLock(max.toNanos(), TimeUnit.NANOSECONDS)) {
+            return false;
+        }
+        try {
+            if (!first) {
+                long at = last + intervalNanos;
+                if (at - until > 0) {
+                    return false;
+                }
+                long wait = at - System.nanoTime();
+                while (wait > 0) {
+                    TimeUnit.NANOSECONDS.sleep(wait);
+                    wait = last + intervalNanos - System.nanoTime();
+                }
+            }
+            first = false;
+            last = System.nanoTime();
+            return true;
+        } finally {
+            turn.unlock();
+        }
+    }
+
     public void acquire() throws InterruptedException {
         turn.lockInterruptibly();
         try {

@@ -450,10 +450,11 @@ public class OperatorActions {
         }
     }
 
-    /** The fleet's replay rate stayed taken by other replays for {@link ReplayPacing#MAX_WAIT}: nothing was sent. */
+    /** The replay rate stayed taken by other replays for {@link ReplayPacing#MAX_WAIT}: nothing was sent. */
     private static final class FleetRateTaken extends RuntimeException {
         FleetRateTaken() {
-            super("the fleet's replay rate stayed taken by other replays for " + ReplayPacing.MAX_WAIT.toSeconds() + "s", null, false, false);
+            super("the replay rate (this instance's own pace, or the fleet's count) stayed taken by other replays for "
+                    + ReplayPacing.MAX_WAIT.toSeconds() + "s", null, false, false);
         }
     }
 

@@ -34,12 +34,19 @@ final class ReplayPacing {
     private final Clock clock;
     private final double rate;
     private volatile Instant warnedAt = Instant.MIN;
+    private final Duration maxWait;
 
     ReplayPacing(double rate, ReplayQuota fleet, Clock clock) {
+        this(rate, fleet, clock, MAX_WAIT);
+    }
+
+    /** As above, waiting at most {@code maxWait} in all for a place. */
+    ReplayPacing(double rate, ReplayQuota fleet, Clock clock, Duration maxWait) {
         this.local = new Pacer(rate);
         this.fleet = fleet;
         this.clock = clock;
         this.rate = rate;
+        this.maxWait = maxWait;
     }
 
     /** How many sends second {@code second} of the epoch allows across the fleet. */
@@ -48,12 +55,14 @@ final class ReplayPacing {
     }
 
     /**
-     * Waits until this instance's pace and the fleet's count both let one more replay go; false when the fleet's count
-     * stayed taken for {@link #MAX_WAIT} (nothing may be sent then).
+     * Waits until this instance's pace and the fleet's count both let one more replay go; false when they did not within the
+     * longest wait, {@link #MAX_WAIT} in all (nothing may be sent then): replays queued on this instance count toward it.
      */
     boolean acquire() throws InterruptedException {
-        local.acquire();
-        Instant giveUp = clock.instant().plus(MAX_WAIT);
+        Instant giveUp = clock.instant().plus(maxWait);
+        if (!local.tryAcquire(maxWait)) {
+            return false;
+        }
         while (true) {
             Instant now = clock.instant();
             long second = now.getEpochSecond();

@@ -38,6 +38,32 @@ class ReplayPacingTest {
         }
     }
 
+    /**
+     * Replays queued on one instance waited their turn of its own pace before the longest wait was counted: at 0.1/s four
+     * queued replays waited 40 s, past the 60 s hold of their dead-letter copies for the fifth and later ones, while the README
+     * promised 30 s at most. The longest wait covers the instance's own pace too: a replay whose turn comes after it is not
+     * sent, and says so at once.
+     */
+    @Test
+    void aReplayWhoseTurnOfThisInstancesPaceComesAfterTheLongestWaitIsNotSent() {
+        ReplayPacing pacing = new ReplayPacing(1, ReplayQuota.NONE, Clock.systemUTC(), Duration.ofMillis(1500));
+        java.util.List<java.util.concurrent.CompletableFuture<Boolean>> replays = new java.util.ArrayList<>();
+        for (int i = 0; i < 5; i++) {
+            java.util.concurrent.CompletableFuture<Boolean> sent = new java.util.concurrent.CompletableFuture<>();
+            Thread.ofVirtual().start(() -> {
+                try {
+                    sent.complete(pacing.acquire());
+                } catch (InterruptedException e) {
+                    sent.completeExceptionally(e);
+                }
+            });
+            replays.add(sent);
+        }
+        org.awaitility.Awaitility.await().atMost(Duration.ofSeconds(3)).until(() -> replays.stream().allMatch(java.util.concurrent.CompletableFuture::isDone));
+        long went = replays.stream().filter(java.util.concurrent.CompletableFuture::join).count();
+        assertEquals(2, went, "at 1/s within 1.5 s: the first at once and the next a second later; the other three are not sent");
+    }
+
     /** A count that stays taken: the replay is not sent after the longest wait, rather than waiting for ever. */
     @Test
     void aCountThatStaysTakenGivesUpAfterTheLongestWait() throws InterruptedException {
