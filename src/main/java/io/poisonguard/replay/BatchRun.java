@@ -139,8 +139,9 @@ final class BatchRun {
                 ActionOutcome outcome = replay(key, "wave " + wave, BulkReplay.Status.WIDENING);
                 switch (outcome) {
                     case ActionOutcome.Replayed r -> sent.add(new WaveWatch.Sent(key, r.generation()));
-                    // The main queue or a store did not answer: the next job would meet the same.
-                    case ActionOutcome.Refused r when r.refusal() == Refusal.SEND_FAILED || r.refusal() == Refusal.UNAVAILABLE -> unavailable.add(r);
+                    // The main queue or a store did not answer, a vault entry does not open, a DLQ is deeper than a scan (every
+                    // refusal answered 503): the next job would most likely meet the same, each after a scan of the whole DLQ.
+                    case ActionOutcome.Refused r when r.refusal().status() >= 500 -> unavailable.add(r);
                     default -> { }
                 }
                 stop = consumption.stopped();
@@ -169,8 +170,8 @@ final class BatchRun {
             }
             if (!unavailable.isEmpty()) {
                 ActionOutcome.Refused r = unavailable.get(0);
-                halt(canaryOutcome, left, "job " + r.jobId() + "'s replay met a dependency that did not answer (" + r.refusal() + ": "
-                        + r.detail() + ")", tally);
+                halt(canaryOutcome, left, "job " + r.jobId() + "'s replay was refused for a reason the next jobs would likely meet"
+                        + " too (" + r.refusal() + ": " + r.detail() + ")", tally);
                 return;
             }
             if (result.count(WaveWatch.Ending.Unknown.class) > 0 && left > 0) {

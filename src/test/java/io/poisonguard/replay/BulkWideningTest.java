@@ -61,6 +61,8 @@ class BulkWideningTest {
         String tripAt;
         final Set<String> neverEnd = ConcurrentHashMap.newKeySet();
         final Set<String> sendFails = ConcurrentHashMap.newKeySet();
+        /** Jobs whose replay is refused so. */
+        final Map<String, Refusal> refused = new ConcurrentHashMap<>();
         /** Read as another job's: trips the guard when it is read (the batch then watches). */
         String tripOnRead;
         /** Released by the test: the replay of the first job waits for it. */
@@ -126,6 +128,9 @@ class BulkWideningTest {
                     }
                     if (notSent.contains(job)) {
                         return new ActionOutcome.Unrecoverable(job, "no dead-letter copy is left");
+                    }
+                    if (refused.containsKey(job)) {
+                        return new ActionOutcome.Refused(job, refused.get(job), "refused by the test");
                     }
                     if (sendFails.contains(job)) {
                         return new ActionOutcome.Refused(job, Refusal.SEND_FAILED, "the main queue did not take the replayed message");
@@ -332,6 +337,24 @@ class BulkWideningTest {
         assertEquals("HALTED", batch.status().name(), batch.detail());
         assertEquals(List.of("j-01", "j-02"), rig.replayed, "nothing more is tried once the main queue did not take one");
         assertTrue(batch.detail().contains("SEND_FAILED"), batch.detail());
+    }
+
+    /**
+     * A vault entry that does not open (its key left {@code previous-keys}) or a dead-letter queue deeper than one scan: each
+     * such job moved to REPLAYING, scanned the whole DLQ and was put back; waves shrank to one job and the batch walked all of
+     * its jobs, hours of scans, to end COMPLETED. A 503-class refusal halts the widening as a dependency not answering does.
+     */
+    @org.junit.jupiter.params.ParameterizedTest
+    @org.junit.jupiter.params.provider.EnumSource(value = Refusal.class, names = {"PAYLOAD_UNREADABLE", "PAYLOAD_NOT_FOUND_YET"})
+    void aRefusalThatTheNextJobsWouldMeetTooHaltsTheWidening(Refusal refusal) {
+        Rig rig = new Rig(10);
+        rig.refused.put("j-02", refusal);
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("HALTED", batch.status().name(), batch.detail());
+        assertEquals(List.of("j-01", "j-02"), rig.replayed, "nothing more is tried after " + refusal);
+        assertTrue(batch.detail().contains(refusal.name()), batch.detail());
     }
 
     @Test
