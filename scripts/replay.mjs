@@ -3,15 +3,16 @@
 //
 //   node scripts/replay.mjs --url URL --reason "why this is safe" --job JOB_ID [--tenant T] [--execute]
 //     (--tenant names whose job it is when two tenants' quarantined jobs share the id)
-//   node scripts/replay.mjs --url URL --reason "..." --failure-class PERMANENT --tenant T [--job-type J] [--limit N] [--execute]
-//     (a bulk replay covers one tenant and one failure class: its canary answers for exactly those)
+//   node scripts/replay.mjs --url URL --reason "..." --failure-class PERMANENT --tenant T [--job-type J] [--limit N] [--after CURSOR] [--execute]
+//     (a bulk replay covers one tenant and one failure class: its canary answers for exactly those; --after goes on
+//     past a selection whose listing went on, from the "next" a dry run or a batch printed)
 //
 // The token comes from --token or PG_TOKEN (an operator token to execute; a viewer token can dry-run).
 // Exit codes: 0 done (a bulk replay: every selected job replayed), 1 refused or not every job replayed (they are
 // listed), 2 a usage mistake, 3 a bulk replay that stopped moving (its instance may have died).
 const fail = (msg, code = 2) => { console.error(msg); process.exit(code); };
 // Only these options: a misspelt one (--jobtype, --job-type=x) would otherwise be ignored and widen a bulk replay.
-const KNOWN = ['url', 'token', 'reason', 'job', 'tenant', 'failure-class', 'job-type', 'limit'];
+const KNOWN = ['url', 'token', 'reason', 'job', 'tenant', 'failure-class', 'job-type', 'limit', 'after'];
 const args = process.argv.slice(2);
 const opt = {};
 for (let i = 0; i < args.length; i++) {
@@ -54,14 +55,14 @@ if (opt.job) {
 
 const selection = {
   failureClass: opt['failure-class'], tenant: opt.tenant, jobType: opt['job-type'],
-  limit: opt.limit ? Number(opt.limit) : 50, reason: opt.reason, dryRun: !opt.execute,
+  limit: opt.limit ? Number(opt.limit) : 50, reason: opt.reason, dryRun: !opt.execute, after: opt.after,
 };
 const r = await call('POST', '/ops/replays', selection);
 if (r.status >= 400) fail(problem(r), 1);
 if (!opt.execute) {
   console.log(`DRY RUN (add --execute to replay, canary first): ${r.json.jobs.length} jobs selected`);
   r.json.jobs.forEach((o) => console.log(line(o)));
-  if (r.json.complete === false) console.log(`the listing goes on past these (next: ${r.json.next})`);
+  if (r.json.complete === false) console.log(`the listing goes on past these: --after ${r.json.next}`);
   if (r.json.refusal) console.log(`refused if executed: ${r.json.refusal}`);
   process.exit(0);
 }
@@ -79,8 +80,11 @@ for (;;) {
   // SENDING: its replay under way.
   const failedAgain = steps.filter((o) => o.outcome === 'FAILED_AGAIN');
   const notEnded = steps.filter((o) => o.outcome === 'NOT_ENDED');
-  const replayed = steps.filter((o) => o.outcome === 'REPLAYED').length + failedAgain.length + notEnded.length + (s.json.stepsOmitted || 0);
-  const notReplayed = steps.filter((o) => !['REPLAYED', 'FAILED_AGAIN', 'NOT_ENDED', 'SENDING'].includes(o.outcome));
+  // REPLAYED_AGAIN: replayed, then replayed again by another action while watched: its outcome is that action's.
+  const movedOn = steps.filter((o) => o.outcome === 'REPLAYED_AGAIN');
+  const replayed = steps.filter((o) => o.outcome === 'REPLAYED').length + failedAgain.length + notEnded.length + movedOn.length
+    + (s.json.stepsOmitted || 0);
+  const notReplayed = steps.filter((o) => !['REPLAYED', 'FAILED_AGAIN', 'NOT_ENDED', 'REPLAYED_AGAIN', 'SENDING'].includes(o.outcome));
   const notNamed = s.json.notReplayedOmitted || 0;
   const summary = `${s.json.status}: ${replayed} replayed, ${notReplayed.length + notNamed} not, of ${s.json.selected} selected`;
   if (summary !== last) { console.log(summary); last = summary; }
@@ -90,10 +94,12 @@ for (;;) {
     console.log(s.json.detail);
     failedAgain.forEach((o) => console.log(`failed again: ${line(o)}`));
     notEnded.forEach((o) => console.log(`not ended in time: ${line(o)}`));
+    movedOn.forEach((o) => console.log(`replayed again by another action: ${line(o)}`));
     notReplayed.forEach((o) => console.log(`not replayed: ${line(o)}`));
     if (notNamed > 0) console.log(`... and ${notNamed} more not replayed (too many to keep; each is in the audit trail)`);
-    // Success is every selected job replayed; anything else is for the operator to look at.
-    process.exit(s.json.status === 'COMPLETED' && notReplayed.length + notNamed + failedAgain.length + notEnded.length === 0 ? 0 : 1);
+    // Success is every selected job replayed and seen to succeed; anything else is for the operator to look at.
+    process.exit(s.json.status === 'COMPLETED'
+      && notReplayed.length + notNamed + failedAgain.length + notEnded.length + movedOn.length === 0 ? 0 : 1);
   }
   if (Date.now() - movedAt > STALL_MS) {
     fail(`bulk replay ${r.json.id} has not moved since ${lastUpdate} (${s.json.status}): the instance running it may have died;`

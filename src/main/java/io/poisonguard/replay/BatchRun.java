@@ -30,6 +30,8 @@ final class BatchRun {
     /** A step whose replay was under way when the state was kept. */
     static final String SENDING = "SENDING";
     static final String FAILED_AGAIN = "FAILED_AGAIN";
+    /** A step replayed, then replayed again by another action while it was watched: its outcome is not this batch's to tell. */
+    static final String REPLAYED_AGAIN = "REPLAYED_AGAIN";
     /** A step replayed whose outcome was not known when the watch ran out. */
     static final String NOT_ENDED = "NOT_ENDED";
 
@@ -54,6 +56,8 @@ final class BatchRun {
              java.time.Clock clock, Keeper keeper) {
         this.maxWave = maxWave;
         this.state = started;
+        // Jobs of the selection not tried (the dry run refused them when the batch started) stay listed first.
+        this.steps.addAll(started.outcomes());
         this.actions = actions;
         this.watch = watch;
         this.consumption = consumption;
@@ -238,6 +242,9 @@ final class BatchRun {
             }
             if (e instanceof WaveWatch.Ending.FailedAgain f) {
                 steps.set(i, new BulkReplay.Step(s.jobId(), FAILED_AGAIN, BulkReplays.cut(f.state() + ": " + f.reason())));
+            } else if (e instanceof WaveWatch.Ending.MovedOn m) {
+                steps.set(i, new BulkReplay.Step(s.jobId(), REPLAYED_AGAIN, "replayed again as generation " + m.generation()
+                        + " by another action, whose outcome it is"));
             } else if (e instanceof WaveWatch.Ending.Unknown u) {
                 steps.set(i, new BulkReplay.Step(s.jobId(), NOT_ENDED, (u.started() ? "running" : "not yet taken by a worker")
                         + " when replay.canary-timeout ran out"));

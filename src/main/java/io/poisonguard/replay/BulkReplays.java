@@ -197,22 +197,34 @@ public class BulkReplays {
         if (request.jobType().isEmpty() && types.size() > 1) {
             throw new MixedJobTypes(types);
         }
-        List<JobKey> jobIds = selection.records().stream().map(r -> JobKey.of(r.tenant(), r.jobId()))
-                .filter(k -> actions.dryRun(k) instanceof ActionOutcome.WouldReplay).toList();
-        String partly = partly(selection);
+        List<JobKey> jobIds = new java.util.ArrayList<>();
+        // Selected jobs the dry run refuses now (a replay under way, a quarantine still completing): not tried, but counted in
+        // the selection and listed first among the steps, with why.
+        List<BulkReplay.Step> notNow = new java.util.ArrayList<>();
+        for (QuarantineRecord r : selection.records()) {
+            JobKey k = JobKey.of(r.tenant(), r.jobId());
+            ActionOutcome dry = actions.dryRun(k);
+            if (dry instanceof ActionOutcome.WouldReplay) {
+                jobIds.add(k);
+            } else {
+                notNow.add(step(dry));
+            }
+        }
+        String partly = (notNow.isEmpty() ? "" : "; " + notNow.size() + " selected job(s) could not be replayed now (their steps say why)")
+                + partly(selection);
         String id = UUID.randomUUID().toString();
         Instant now = clock.instant();
         if (jobIds.isEmpty()) {
-            BulkReplay none = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), 0,
-                    BulkReplay.Status.NOTHING_TO_REPLAY, null, null, List.of(), now, now, now,
+            BulkReplay none = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), notNow.size(),
+                    BulkReplay.Status.NOTHING_TO_REPLAY, null, null, notNow, now, now, now,
                     "no job in the selection can be replayed now (see the dry run)" + partly, 0, 0);
             store.put(none);
             audited(none);
             return none;
         }
-        BulkReplay started = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(), jobIds.size(),
-                BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, List.of(), now, now, null, jobIds.size() + " jobs selected" + partly,
-                0, 0);
+        BulkReplay started = new BulkReplay(id, actor, request.reason(), request.tenant(), request.failureClass(),
+                jobIds.size() + notNow.size(), BulkReplay.Status.CANARY_RUNNING, jobIds.get(0).jobId(), null, notNow, now, now, null,
+                (jobIds.size() + notNow.size()) + " jobs selected" + partly, 0, 0);
         store.put(started);
         // Audited before anything is replayed (a trail that does not answer refuses the batch, 503): a batch whose instance dies
         // midway still has its start in the trail, with the jobs it took.

@@ -33,6 +33,7 @@ import java.util.stream.IntStream;
 
 import static org.awaitility.Awaitility.await;
 import static org.junit.jupiter.api.Assertions.assertEquals;
+import static org.junit.jupiter.api.Assertions.assertFalse;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
@@ -61,6 +62,10 @@ class BulkWideningTest {
         String tripAt;
         final Set<String> neverEnd = ConcurrentHashMap.newKeySet();
         final Set<String> sendFails = ConcurrentHashMap.newKeySet();
+        /** Jobs the dry run refuses so (the batch does not try them). */
+        final Map<String, ActionOutcome> dryRefused = new ConcurrentHashMap<>();
+        /** Jobs replayed again by another action right after this batch's replay (a newer generation). */
+        final Set<String> movedOn = ConcurrentHashMap.newKeySet();
         /** Jobs whose replay is refused so. */
         final Map<String, Refusal> refused = new ConcurrentHashMap<>();
         /** Read as another job's: trips the guard when it is read (the batch then watches). */
@@ -95,7 +100,7 @@ class BulkWideningTest {
             return new OperatorActions(null, null, null, null, null, null, null, Clock.systemUTC(), null, config, ReplayQuota.NONE) {
                 @Override
                 public ActionOutcome dryRun(JobKey key) {
-                    return new ActionOutcome.WouldReplay(key.jobId(), 2, 2);
+                    return dryRefused.getOrDefault(key.jobId(), new ActionOutcome.WouldReplay(key.jobId(), 2, 2));
                 }
 
                 @Override
@@ -136,7 +141,8 @@ class BulkWideningTest {
                         return new ActionOutcome.Refused(job, Refusal.SEND_FAILED, "the main queue did not take the replayed message");
                     }
                     Instant t = Instant.now();
-                    LedgerRecord replaying = LedgerRecord.fresh(job, TENANT, "permit-report", 2, t).moveTo(JobState.ACTIVE, t);
+                    LedgerRecord replaying = LedgerRecord.fresh(job, TENANT, "permit-report", movedOn.contains(job) ? 3 : 2, t)
+                            .moveTo(JobState.ACTIVE, t);
                     ledger.put(key, neverEnd.contains(job) ? replaying
                             : failAgain.contains(job) ? replaying.moveTo(JobState.QUARANTINED, t) : replaying.moveTo(JobState.SUCCEEDED, t));
                     return new ActionOutcome.Replayed(job, 2, 2);
@@ -355,6 +361,38 @@ class BulkWideningTest {
         assertEquals("HALTED", batch.status().name(), batch.detail());
         assertEquals(List.of("j-01", "j-02"), rig.replayed, "nothing more is tried after " + refusal);
         assertTrue(batch.detail().contains(refusal.name()), batch.detail());
+    }
+
+    /**
+     * Jobs of the selection the dry run refuses (their replay under way, their quarantine still completing) were dropped before
+     * the batch started: neither counted in {@code selected} nor listed, so a batch of 10 selected with 3 dropped ended
+     * COMPLETED "7 of 7" and the command exited 0 while 3 matching jobs stayed quarantined.
+     */
+    @Test
+    void selectedJobsTheBatchCannotReplayNowAreCountedAndListedWithWhy() {
+        Rig rig = new Rig(10);
+        rig.dryRefused.put("j-04", new ActionOutcome.Refused("j-04", Refusal.CONFLICT, "the quarantine of job j-04 is still completing"));
+        rig.dryRefused.put("j-07", new ActionOutcome.Refused("j-07", Refusal.NOT_QUARANTINED, "job j-07 is REPLAYING"));
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("COMPLETED", batch.status().name(), batch.detail());
+        assertEquals(10, batch.selected(), "every selected job is counted");
+        assertFalse(rig.replayed.contains("j-04") || rig.replayed.contains("j-07"), rig.replayed.toString());
+        assertEquals("REFUSED_CONFLICT", rig.step(batch, "j-04"));
+        assertEquals("REFUSED_NOT_QUARANTINED", rig.step(batch, "j-07"));
+        assertTrue(batch.detail().contains("2 selected job(s) could not be replayed now"), batch.detail());
+    }
+
+    /** A job replayed again by another action while its wave was watched: its outcome is that action's, not a success here. */
+    @Test
+    void aJobReplayedAgainByAnotherActionIsNotCountedAsReplayedHere() {
+        Rig rig = new Rig(6);
+        rig.movedOn.add("j-02");
+
+        BulkReplay batch = rig.runToEnd();
+
+        assertEquals("REPLAYED_AGAIN", rig.step(batch, "j-02"), batch.outcomes().toString());
     }
 
     @Test

@@ -25,6 +25,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 class ReplayScriptTest {
     private HttpServer api;
     private final List<String> requests = new CopyOnWriteArrayList<>();
+    /** The bodies of the requests, in order. */
+    private final List<String> bodies = new CopyOnWriteArrayList<>();
     /** What GET /ops/replays/b-1 answers. */
     private volatile String batch;
 
@@ -33,6 +35,7 @@ class ReplayScriptTest {
         api = HttpServer.create(new InetSocketAddress("127.0.0.1", 0), 0);
         api.createContext("/", exchange -> {
             requests.add(exchange.getRequestMethod() + " " + exchange.getRequestURI());
+            bodies.add(new String(exchange.getRequestBody().readAllBytes(), StandardCharsets.UTF_8));
             String body = exchange.getRequestMethod().equals("POST")
                     ? "{\"id\":\"b-1\",\"status\":\"CANARY_RUNNING\",\"canaryJobId\":\"job-a\"}" : batch;
             byte[] bytes = body.getBytes(StandardCharsets.UTF_8);
@@ -101,5 +104,25 @@ class ReplayScriptTest {
 
         assertEquals(3, run.exit(), run.out());
         assertTrue(run.out().contains("has not moved"), run.out());
+    }
+
+    /**
+     * A job of the batch replayed again by another action while it was watched: the command counted it a success and exited
+     * 0 for a job this batch never saw succeed. And the "next" of a selection whose listing went on could not be given back:
+     * the command refused --after.
+     */
+    @Test
+    void aJobReplayedAgainByAnotherActionIsNotASuccessAndAfterGoesOnPastASelection() throws Exception {
+        batch = "{\"id\":\"b-1\",\"status\":\"COMPLETED\",\"selected\":2,\"updatedAt\":\"2026-12-05T10:00:00Z\",\"detail\":\"2 of 2 jobs tried\","
+                + "\"outcomes\":[{\"jobId\":\"job-a\",\"outcome\":\"REPLAYED\",\"detail\":\"generation 2\"},"
+                + "{\"jobId\":\"job-b\",\"outcome\":\"REPLAYED_AGAIN\",\"detail\":\"replayed again as generation 3 by another action\"}],"
+                + "\"stepsOmitted\":0}";
+
+        Run run = replay(Map.of(), "--failure-class", "PERMANENT", "--tenant", "acme", "--after", "c-42", "--execute");
+
+        assertEquals(1, run.exit(), run.out());
+        assertTrue(run.out().contains("2 replayed, 0 not") && run.out().contains("replayed again by another action")
+                && run.out().contains("job-b"), run.out());
+        assertTrue(bodies.get(0).contains("\"after\":\"c-42\""), bodies.get(0));
     }
 }
