@@ -243,15 +243,28 @@ public class AttemptStage {
     }
 
     /**
-     * Performs the deferred effects on this (the job's) thread, within the attempt's deadline: they are watched as the handler
-     * was, and one still running at the deadline (a notice whose send hangs) is interrupted and the attempt ends TIMED_OUT, as
-     * at shutdown it is given back. Without it the attempt never ended: its heartbeat stopped at the deadline and its lease
-     * lapsed into a crash charged to the job, while the effect held the job's thread. No thread of its own: the example's
-     * notice is deferred, so this is every healthy message's path.
+     * At least this long after its handler returned, an attempt's deferred effects may run: a handler that succeeded a moment
+     * before its deadline does not have its notice cut off on its way (sent, then unrecorded, then sent again).
+     */
+    static final Duration DEFERRED_GRACE = Duration.ofSeconds(10);
+
+    /**
+     * Performs the deferred effects on this (the job's) thread, within the attempt's deadline, or {@link #DEFERRED_GRACE}
+     * after the handler returned if that is later (the lease is renewed until then): they are watched as the handler was, and
+     * one still running then (a notice whose send hangs) is interrupted and the attempt ends TIMED_OUT, as at shutdown it is
+     * given back. Without it the attempt never ended: its heartbeat stopped at the deadline and its lease lapsed into a crash
+     * charged to the job, while the effect held the job's thread. Effects that all completed win over a cut that came as they
+     * did. No thread of its own: the example's notice is deferred, so this is every healthy message's path.
      */
     private AttemptResult deferredWithinDeadline(Attempted a, RecordedEffects effects) {
         String jobId = a.running().record().jobId();
-        Run run = new Run(new CompletableFuture<>(), Thread.currentThread(), a.deadlineNanos(), a.deadline(), jobId,
+        long graceEnd = System.nanoTime() + DEFERRED_GRACE.toNanos();
+        long deadlineNanos = a.deadlineNanos();
+        if (graceEnd - deadlineNanos > 0) {
+            deadlineNanos = graceEnd;
+            a.running().renewUntil(clock.instant().plus(DEFERRED_GRACE).plus(config.consumer().heartbeatInterval()));
+        }
+        Run run = new Run(new CompletableFuture<>(), Thread.currentThread(), deadlineNanos, a.deadline(), jobId,
                 a.running().record().attempt(), new java.util.concurrent.CountDownLatch(1));
         runs.add(run);
         AttemptResult performed;
@@ -275,7 +288,8 @@ public class AttemptStage {
             }
         }
         Thread.interrupted();
-        return run.end().join();
+        // Every deferred effect was performed (and so is recorded) before the cut could stop one: the attempt succeeded.
+        return performed instanceof AttemptResult.Succeeded ? performed : run.end().join();
     }
 
     /** Work whose end is an attempt's result: a handler, or the effects it deferred. */

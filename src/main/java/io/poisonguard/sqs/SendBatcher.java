@@ -96,8 +96,9 @@ final class SendBatcher implements AutoCloseable {
      * Sends one message ({@code entry} without an id: one is given here) and returns once SQS has accepted it.
      *
      * @throws SqsException          SQS refused this entry or the whole batch
-     * @throws InterruptedException  the sender was interrupted while waiting (the entry was withdrawn if it had
-     *                               not been taken yet)
+     * @throws InterruptedException  the sender was interrupted while its entry was still queued (it was withdrawn);
+     *                               one interrupted once its entry was taken into a batch waits for the batch's
+     *                               answer and returns (or throws) as it says, its interrupt set again
      */
     void send(SendMessageBatchRequestEntry.Builder entry) throws InterruptedException {
         Pending p = new Pending(entry.id("m" + Integer.toUnsignedString(ids.getAndIncrement())).build());
@@ -126,14 +127,31 @@ final class SendBatcher implements AutoCloseable {
         } catch (InterruptedException interrupted) {
             if (p.state.compareAndSet(0, 2)) {
                 queued.remove(p);
+                throw interrupted;
             }
-            throw interrupted;
+            // Taken into a batch, so on the wire or about to be: its answer is waited for (the batch's call is bounded by the
+            // client's timeouts), so a message that went is known to have gone, and the interrupt is kept for the caller.
+            try {
+                p.done.join();
+            } catch (java.util.concurrent.CompletionException failed) {
+                throw rethrown(failed.getCause());
+            } finally {
+                Thread.currentThread().interrupt();
+            }
         } catch (ExecutionException failed) {
-            if (failed.getCause() instanceof RuntimeException r) {
-                throw r;
-            }
-            throw new IllegalStateException(failed.getCause());
+            throw rethrown(failed.getCause());
         }
+    }
+
+    /** A send's failure as its sender meets it: SQS's error as is, and an Error (one the JVM may not survive) as is too. */
+    private static RuntimeException rethrown(Throwable cause) {
+        if (cause instanceof RuntimeException r) {
+            return r;
+        }
+        if (cause instanceof Error e) {
+            throw e;
+        }
+        return new IllegalStateException(cause);
     }
 
     /** Entries waiting to be taken into a batch. */

@@ -98,20 +98,25 @@ class WorkerFaultsTest extends FlowTest {
     /**
      * A handler that succeeded deferred an effect (its notice) that then hung: the effects deferred to a success had no
      * deadline. The attempt never ended, its heartbeat stopped at the deadline, and its lease lapsed into a crash charged to
-     * the job while the hung effect still held the job's thread and slot. The attempt's deadline covers its deferred
-     * effects: one still running then is interrupted and the attempt ends TIMED_OUT.
+     * the job while the hung effect still held the job's thread and slot. The attempt's deadline (or a grace after the
+     * handler returned, if later) covers its deferred effects: one still running then is interrupted and the attempt ends
+     * TIMED_OUT.
      */
     @Test
     @Order(2)
     void aDeferredEffectThatHangsEndsItsAttemptAtTheDeadlineAsATimeout() {
         send("deferred-hang-1", "deferred-hang");
 
-        await().atMost(Duration.ofSeconds(15)).until(() -> ledger.find(key("deferred-hang-1"))
+        // The effects get the attempt's deadline (1.5 s here) or AttemptStage.DEFERRED_GRACE (10 s) after the handler returned.
+        await().atMost(Duration.ofSeconds(25)).until(() -> ledger.find(key("deferred-hang-1"))
                 .map(r -> !r.history().isEmpty() && r.history().get(0).outcome() != AttemptOutcome.RUNNING).orElse(false));
         LedgerRecord r = ledger.find(key("deferred-hang-1")).orElseThrow();
         assertEquals(AttemptOutcome.TIMED_OUT, r.history().get(0).outcome(), r.history().toString());
         assertEquals(0, r.failuresOf(FailureClass.CRASH) + r.failuresOf(FailureClass.CRASH_AMBIGUOUS), r.failures().toString());
-        assertTrue(r.effects().isEmpty(), "the hung effect was not recorded as performed: " + r.effects());
+        assertTrue(!Integer.valueOf(1).equals(r.effects().get(ScriptedHandler.DEFERRED_EFFECT)),
+                "the hung effect was not recorded as performed by the attempt it hung in: " + r.effects());
+        // The next attempt's effect returns: the job completes, its effect recorded once.
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("deferred-hang-1") == JobState.SUCCEEDED);
     }
 
     @Test

@@ -71,4 +71,53 @@ class SendBatcherErrorTest {
             assertNull(next.get(), "the next batch is sent and accepted");
         }
     }
+
+    /**
+     * A sender interrupted while its message was on the wire (the attempt's deadline cut its deferred notice) was told it
+     * failed at once, though SQS then took the message: the notice went out unrecorded, and the next attempt sent it again.
+     * It now waits for the batch's answer and learns the message went; its interrupt is kept.
+     */
+    @Test
+    void aSenderInterruptedWhileItsMessageIsOnTheWireLearnsTheAnswerAndKeepsItsInterrupt() throws Exception {
+        java.util.concurrent.CountDownLatch onTheWire = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        Sqs accepting = new Sqs();
+        SqsClient slow = new SqsClient() {
+            @Override
+            public SendMessageBatchResponse sendMessageBatch(SendMessageBatchRequest request) {
+                onTheWire.countDown();
+                try {
+                    answer.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return accepting.sendMessageBatch(request);
+            }
+
+            @Override
+            public String serviceName() {
+                return "sqs";
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        try (SendBatcher batcher = new SendBatcher(slow, () -> "http://sqs.local/000000000000/notices", 2, Duration.ofMillis(5), "test-sender")) {
+            CompletableFuture<String> sender = new CompletableFuture<>();
+            Thread t = Thread.ofVirtual().start(() -> {
+                try {
+                    batcher.send(SendMessageBatchRequestEntry.builder().messageBody("notice"));
+                    sender.complete("sent, interrupted=" + Thread.currentThread().isInterrupted());
+                } catch (Throwable e) {
+                    sender.complete("threw " + e);
+                }
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> onTheWire.getCount() == 0);
+            t.interrupt();
+            answer.countDown();
+            await().atMost(Duration.ofSeconds(5)).until(sender::isDone);
+            org.junit.jupiter.api.Assertions.assertEquals("sent, interrupted=true", sender.get());
+        }
+    }
 }

@@ -18,7 +18,7 @@ import java.util.concurrent.locks.LockSupport;
  * {@code error} (throws OutOfMemoryError, as seed 000's 4 MB input does), {@code hang} (sleeps, and
  * stops when interrupted), {@code hang-hard} (ignores interrupts until {@link #releaseStuck()}),
  * {@code illegal} (throws the same IllegalArgumentException every time), {@code deferred-hang} (returns, having deferred an
- * effect to its success that hangs until interrupted), {@code deferred-fails-once} (returns, having
+ * effect to its success that hangs until interrupted on the first attempt, and returns on the later ones), {@code deferred-fails-once} (returns, having
  * deferred an effect to its success that fails the first time it runs, as a transient failure).
  */
 @ApplicationScoped
@@ -72,6 +72,9 @@ public class ScriptedHandler implements JobHandler {
                     throw a;
                 }
                 case "deferred-hang" -> context.onceOnSuccess(DEFERRED_EFFECT, () -> {
+                    if (calls(job.jobId()) > 1) {
+                        return;
+                    }
                     try {
                         Thread.sleep(Duration.ofMinutes(10));
                     } catch (InterruptedException e) {
