@@ -542,7 +542,8 @@ public class OperatorActions {
             // Resolved already, maybe by a call whose answer was lost (or whose worker stopped) before its clean-up: the
             // clean-up is finished now. The record is moved last, so one already RESOLVED (or gone) says it was done.
             boolean done = quarantine.find(key).map(r -> r.status() == QuarantineStatus.RESOLVED).orElse(true);
-            outcome = done ? new ActionOutcome.Resolved(jobId, 0) : cleanUp(key);
+            // A kept payload whose discard failed is discarded again either way (one idempotent delete).
+            outcome = done ? discardAgain(key) : cleanUp(key);
         } else if (current.get().state() != JobState.QUARANTINED) {
             outcome = new ActionOutcome.Refused(jobId, Refusal.NOT_QUARANTINED, "job " + jobId + " is " + current.get().state()
                     + "; only QUARANTINED jobs can be resolved");
@@ -564,17 +565,20 @@ public class OperatorActions {
 
     /**
      * A resolved job's clean-up: its kept payload and dead-letter copies go, then its record is moved to RESOLVED, which says
-     * the clean-up is done. A discard of the kept payload that failed leaves the record as it was, so a resolve again
-     * finishes it, and the answer says so.
+     * the clean-up is done. A discard of the kept payload that failed is said in the answer (a resolve again discards it;
+     * meanwhile the payload view shows it to no one); the record moves all the same, so the job stops counting as
+     * quarantined.
      */
     private ActionOutcome.Resolved cleanUp(JobKey key) {
         boolean keptGone = discardKept(key, Integer.MAX_VALUE);
         int discarded = sweepCopies(key, Integer.MAX_VALUE);
-        if (!keptGone) {
-            return new ActionOutcome.Resolved(key.jobId(), discarded, KEPT_NOT_DISCARDED);
-        }
         markResolved(key);
-        return new ActionOutcome.Resolved(key.jobId(), discarded);
+        return new ActionOutcome.Resolved(key.jobId(), discarded, keptGone ? null : KEPT_NOT_DISCARDED);
+    }
+
+    /** A resolve of a job whose clean-up is done but for a kept payload whose discard may have failed: discarded again. */
+    private ActionOutcome.Resolved discardAgain(JobKey key) {
+        return new ActionOutcome.Resolved(key.jobId(), 0, discardKept(key, Integer.MAX_VALUE) ? null : KEPT_NOT_DISCARDED);
     }
 
     /**

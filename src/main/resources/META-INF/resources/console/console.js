@@ -239,8 +239,10 @@ async function job(tenant, jobId) {
   const act = (method, suffix, body, what) => async () => {
     const res = await api(method, `/ops/quarantine/${encodeURIComponent(jobId)}${scoped(suffix)}`, body);
     if (res.ok) {
+      // A resolve whose clean-up is not finished says so (unfinished), and is no plain success.
       say(`${what}: ${res.json.outcome || res.json.triageState || 'done'}${res.json.generation ? `, generation ${res.json.generation}` : ''}`
-        + `${res.json.detail ? ` (${res.json.detail})` : ''}`, 'ok');
+        + `${res.json.detail ? ` (${res.json.detail})` : ''}${res.json.unfinished ? `; not finished: ${res.json.unfinished}` : ''}`,
+      res.json.unfinished ? 'error' : 'ok');
       await job(tenant, jobId);
     } else {
       say(`${what} refused: ${problem(res)}`, 'error');

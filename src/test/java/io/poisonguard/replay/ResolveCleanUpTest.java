@@ -31,9 +31,10 @@ import static org.junit.jupiter.api.Assertions.assertNotNull;
 import static org.junit.jupiter.api.Assertions.assertTrue;
 
 /**
- * A resolve whose discard of the kept payload got no answer (the payloads table throttled) answered RESOLVED and moved the
- * record to RESOLVED all the same: a second resolve then took the clean-up for done and never discarded it again, and the
- * payload view showed the sealed payload of a job resolved for good until the entry's TTL, up to 14 days later.
+ * A resolve whose discard of the kept payload got no answer (the payloads table throttled) answered RESOLVED as if all was
+ * done: a second resolve then took the clean-up for done and never discarded it again, and the payload view showed the
+ * sealed payload of a job resolved for good until the entry's TTL, up to 14 days later. The answer now says the clean-up is
+ * unfinished, the view shows the payload to no one, and a resolve again discards it.
  */
 class ResolveCleanUpTest {
     private static final JobKey JOB = JobKey.of("acme", "job-1");
@@ -104,7 +105,7 @@ class ResolveCleanUpTest {
         ActionOutcome.Resolved first = assertInstanceOf(ActionOutcome.Resolved.class, actions.resolve(JOB, "olga", "duplicate of 9418"));
         assertNotNull(first.unfinished(), "the answer says the clean-up is not finished");
         assertTrue(audit.get(0).detail().contains("resolve it again"), audit.get(0).detail());
-        assertEquals(QuarantineStatus.QUARANTINED, record[0].status(), "the record is moved last, once the clean-up is done");
+        assertEquals(QuarantineStatus.RESOLVED, record[0].status(), "the job no longer counts as quarantined");
 
         ActionOutcome view = actions.payload(JOB, "olga", "what was it");
         assertEquals(Refusal.NOT_QUARANTINED, assertInstanceOf(ActionOutcome.Refused.class, view,
