@@ -230,7 +230,7 @@ public class BulkReplays {
         // midway still has its start in the trail, with the jobs it took.
         try {
             audit.append(new AuditEntry("bulk:" + id, request.tenant(), now, actor, AuditAction.BULK_REPLAY, request.reason(),
-                    codeVersion.value(), null, null, "STARTED", request.failureClass() + ", " + jobIds.size() + " selected: " + named(jobIds)
+                    codeVersion.value(), null, null, "STARTED", request.failureClass() + ", " + started.selected() + " selected: " + named(jobIds)
                     + partly));
         } catch (RuntimeException e) {
             try {
@@ -271,7 +271,7 @@ public class BulkReplays {
                 List<BulkReplay.Step> steps = batch.steps();
                 long done = steps.stream().filter(st -> !st.outcome().equals(BatchRun.SENDING)).count();
                 finish(last, BulkReplay.Status.STOPPED, last.canaryOutcome(), steps, "stopped by an error (" + e.getClass().getSimpleName()
-                        + ") after " + done + " of " + jobIds.size() + " jobs" + (done < steps.size() ? " (the one whose step says SENDING"
+                        + ") after " + done + " of " + started.selected() + " jobs" + (done < steps.size() ? " (the one whose step says SENDING"
                         + " was under way: it may be REPLAYING, and a replay of it re-issues it once replay.settle-time has passed)" : ""));
             } finally {
                 ticker.interrupt();

@@ -341,18 +341,21 @@ public class OperatorActions {
                         "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason);
             });
         }
-        try {
-            archive.delete(copies);
-        } catch (RuntimeException e) {
-            // The replayed copy is out, so the replay stands: the old copies carry the old generation (stale if ever
-            // received) and expire with their retention.
-            LOG.warnf("Job %s: deleting its dead-letter copies after the replay failed (%s); they expire with their retention", jobId,
-                    e.getClass().getSimpleName());
-        }
-        ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
-        record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
-        LOG.infof("Job %s replayed by %s as generation %d (attempt %d)", jobId, actor, replaying.generation(), attempt);
-        return done;
+        // The replayed copy is out: an interrupt that came meanwhile must not stop its clean-up or its audit entry.
+        return asideInterrupt(() -> {
+            try {
+                archive.delete(copies);
+            } catch (RuntimeException e) {
+                // The replay stands: the old copies carry the old generation (stale if ever received) and expire with their
+                // retention.
+                LOG.warnf("Job %s: deleting its dead-letter copies after the replay failed (%s); they expire with their retention", jobId,
+                        e.getClass().getSimpleName());
+            }
+            ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
+            record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
+            LOG.infof("Job %s replayed by %s as generation %d (attempt %d)", jobId, actor, replaying.generation(), attempt);
+            return done;
+        });
     }
 
     /**
@@ -380,11 +383,15 @@ public class OperatorActions {
             return asideInterrupt(() -> putBack(replaying, before, Refusal.SEND_FAILED,
                     "the main queue did not take the replayed message (" + e.getClass().getSimpleName() + ")", actor, reason));
         }
-        forgetLater(key, replaying.generation());
-        ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
-        record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
-        LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(), attempt);
-        return done;
+        // The replayed copy is out: an interrupt that came meanwhile must not stop its clean-up or its audit entry.
+        return asideInterrupt(() -> {
+            forgetLater(key, replaying.generation());
+            ActionOutcome done = new ActionOutcome.Replayed(jobId, replaying.generation(), attempt);
+            record(key, AuditAction.REPLAY, done, actor, reason, replaying.generation(), attempt);
+            LOG.infof("Job %s replayed by %s as generation %d (attempt %d, payload from the vault)", jobId, actor, replaying.generation(),
+                    attempt);
+            return done;
+        });
     }
 
     /**
@@ -423,9 +430,10 @@ public class OperatorActions {
     }
 
     /**
-     * Runs a failed send's put-back with the thread's interrupt set aside, and sets it again afterwards. A thread interrupted
-     * while it paced or sent (Quarkus interrupts its request threads at shutdown) would otherwise fail every call of the
-     * put-back at once, as the AWS SDK does on an interrupted thread: the job left REPLAYING with nothing sent, unaudited.
+     * Runs what follows a send (a failed send's put-back, a sent one's clean-up and audit entry) with the thread's interrupt set
+     * aside, and sets it again afterwards. A thread interrupted while it paced or sent (Quarkus interrupts its request threads
+     * at shutdown) would otherwise fail every call of it at once, as the AWS SDK does on an interrupted thread: the job left
+     * REPLAYING with nothing sent, or a replay that went out unaudited.
      */
     private static ActionOutcome asideInterrupt(java.util.function.Supplier<ActionOutcome> putBack) {
         boolean interrupted = Thread.interrupted();

@@ -8,6 +8,7 @@ import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.quarantine.QuarantineStore;
 import io.poisonguard.vault.KeptPayload;
+import io.poisonguard.vault.PayloadVault;
 import org.junit.jupiter.api.Test;
 import software.amazon.awssdk.core.exception.AbortedException;
 
@@ -41,11 +42,13 @@ class InterruptedReplayTest {
         }
     }
 
-    @Test
-    void aReplayInterruptedWhileItSendsPutsTheJobBackAuditsItAndLeavesTheThreadInterrupted() {
-        Instant then = Instant.now().minus(Duration.ofHours(1));
-        LedgerRecord[] stored = {LedgerRecord.fresh(JOB.jobId(), JOB.tenant(), "permit-report", 1, then).moveTo(JobState.ACTIVE, then)
-                .moveTo(JobState.QUARANTINED, then)};
+    private final Instant then = Instant.now().minus(Duration.ofHours(1));
+    private final LedgerRecord[] stored = {LedgerRecord.fresh(JOB.jobId(), JOB.tenant(), "permit-report", 1, then)
+            .moveTo(JobState.ACTIVE, then).moveTo(JobState.QUARANTINED, then)};
+    private final List<String> recordStatuses = new CopyOnWriteArrayList<>();
+
+    /** The operator actions over stores that fail as the SDK does on an interrupted thread, replaying through {@code sender}. */
+    private OperatorActions rig(ReplaySender sender, List<AuditEntry> audit) {
         LedgerStore ledger = new LedgerStore() {
             @Override
             public Optional<LedgerRecord> find(JobKey key) {
@@ -60,7 +63,6 @@ class InterruptedReplayTest {
                 return stored[0];
             }
         };
-        List<String> recordStatuses = new CopyOnWriteArrayList<>();
         QuarantineStore quarantine = (QuarantineStore) Proxy.newProxyInstance(getClass().getClassLoader(), new Class<?>[]{QuarantineStore.class},
                 (proxy, method, args) -> {
                     likeTheSdk();
@@ -74,7 +76,6 @@ class InterruptedReplayTest {
                         default -> throw new AssertionError("not expected: " + method.getName());
                     };
                 });
-        List<AuditEntry> audit = new CopyOnWriteArrayList<>();
         io.poisonguard.audit.AuditLog trail = ReplayFakes.audit(audit);
         io.poisonguard.audit.AuditLog sdkLikeTrail = new io.poisonguard.audit.AuditLog() {
             @Override
@@ -98,14 +99,40 @@ class InterruptedReplayTest {
                 return trail.recent(tenant, limit, cursor);
             }
         };
+        PayloadVault vault = new PayloadVault() {
+            @Override
+            public boolean enabled() {
+                return true;
+            }
+
+            @Override
+            public void keep(KeptPayload payload) {
+                throw new AssertionError("not kept here");
+            }
+
+            @Override
+            public Optional<KeptPayload> find(JobKey key) {
+                likeTheSdk();
+                return Optional.of(new KeptPayload(key, 1, "{}", Map.of(), then.plus(Duration.ofDays(14))));
+            }
+
+            @Override
+            public void discard(JobKey key, int below) {
+                likeTheSdk();
+            }
+        };
+        return new OperatorActions(ledger, quarantine, ReplayFakes.tenants(), ReplayFakes.emptyArchive(), vault, sender, sdkLikeTrail,
+                Clock.systemUTC(), new CodeVersion("test"), Configs.defaults().build(), ReplayQuota.NONE);
+    }
+
+    @Test
+    void aReplayInterruptedWhileItSendsPutsTheJobBackAuditsItAndLeavesTheThreadInterrupted() {
         ReplaySender interruptedWhileSending = (body, attributes) -> {
             Thread.currentThread().interrupt();
             likeTheSdk();
         };
-        OperatorActions actions = new OperatorActions(ledger, quarantine, ReplayFakes.tenants(), ReplayFakes.emptyArchive(),
-                ReplayFakes.vault(key -> Optional.of(new KeptPayload(key, 1, "{}", Map.of(), then.plus(Duration.ofDays(14))))),
-                interruptedWhileSending, sdkLikeTrail, Clock.systemUTC(), new CodeVersion("test"), Configs.defaults().build(),
-                ReplayQuota.NONE);
+        List<AuditEntry> audit = new CopyOnWriteArrayList<>();
+        OperatorActions actions = rig(interruptedWhileSending, audit);
 
         ActionOutcome outcome;
         boolean interruptedAfter;
@@ -119,6 +146,26 @@ class InterruptedReplayTest {
         assertEquals(JobState.QUARANTINED, stored[0].state(), "the job is put back, not left REPLAYING with nothing sent");
         assertEquals(List.of("QUARANTINED"), recordStatuses, "its record too");
         assertEquals(List.of("REFUSED_SEND_FAILED"), audit.stream().map(AuditEntry::outcome).toList(), "the failure is audited");
+        assertTrue(interruptedAfter, "the thread's interrupt is kept for its owner");
+    }
+
+    /** Interrupted just after the send went through: the replay stands, and its audit entry is written all the same. */
+    @Test
+    void aReplayInterruptedJustAfterItsSendIsAuditedAsReplayed() {
+        List<AuditEntry> audit = new CopyOnWriteArrayList<>();
+        ReplaySender sentThenInterrupted = (body, attributes) -> Thread.currentThread().interrupt();
+        OperatorActions actions = rig(sentThenInterrupted, audit);
+
+        ActionOutcome outcome;
+        boolean interruptedAfter;
+        try {
+            outcome = actions.replay(JOB, "olga", "reader shipped");
+        } finally {
+            interruptedAfter = Thread.interrupted();
+        }
+
+        assertInstanceOf(ActionOutcome.Replayed.class, outcome, outcome.toString());
+        assertEquals(List.of("REPLAYED"), audit.stream().map(AuditEntry::outcome).toList(), "the replay is audited");
         assertTrue(interruptedAfter, "the thread's interrupt is kept for its owner");
     }
 }
