@@ -11,15 +11,22 @@ public class StoreUnavailable extends RuntimeException {
 
     private final boolean outcomeUnknown;
     private final String store;
+    private final boolean refused;
 
     public StoreUnavailable(String what, boolean outcomeUnknown, Throwable cause) {
-        this(what, outcomeUnknown, cause, what + " did not answer (" + cause.getClass().getSimpleName() + ")");
+        this(what, outcomeUnknown, cause, what + " did not answer (" + cause.getClass().getSimpleName() + ")", false);
     }
 
-    private StoreUnavailable(String what, boolean outcomeUnknown, Throwable cause, String message) {
+    private StoreUnavailable(String what, boolean outcomeUnknown, Throwable cause, String message, boolean refused) {
         super(message, cause);
         this.outcomeUnknown = outcomeUnknown;
         this.store = what;
+        this.refused = refused;
+    }
+
+    /** Whether the store refused the call as it refuses every call ({@link #refused(String, String, Throwable)}). */
+    public boolean refused() {
+        return refused;
     }
 
     /**
@@ -28,7 +35,7 @@ public class StoreUnavailable extends RuntimeException {
      */
     public static StoreUnavailable refused(String what, String code, Throwable cause) {
         return new StoreUnavailable(what, false, cause, what + " refused the call (" + code
-                + "): a permission, credential or table fault, not the job's");
+                + "): a permission, credential or table fault, not the job's", true);
     }
 
     /** Whether the store that did not answer is the ledger (the attempt records every run needs first). */

@@ -55,6 +55,12 @@ public class LedgerGate {
     /** Failures reported so far (guarded by this): a probe that settled while another came in does not open the gate. */
     private long failures;
     private volatile Instant downSince;
+    /**
+     * A call was refused (a permission, credentials, a table) since the gate last opened: the probe then writes too, as a
+     * role may keep its reads and lose its writes, and a probe that only read would reopen the gate for every copy to meet
+     * the same refusal again.
+     */
+    private volatile boolean refusedSince;
     private volatile Instant nextProbe;
 
     public LedgerGate(LedgerStore ledger, Decisions decisions, Clock clock, Metrics metrics, @Named("worker-id") String worker,
@@ -70,6 +76,9 @@ public class LedgerGate {
     /** A store call failed for want of an answer: pause consumption until a probe succeeds. */
     public synchronized void unavailable(StoreUnavailable e) {
         failures++;
+        if (e.refused()) {
+            refusedSince = true;
+        }
         if (downSince == null) {
             downSince = clock.instant();
             nextProbe = downSince.plus(probeInterval);
@@ -190,6 +199,9 @@ public class LedgerGate {
         }
         try {
             ledger.find(PROBE_KEY);
+            if (refusedSince) {
+                probeWrite();
+            }
             settle();
         } catch (StoreUnavailable still) {
             keepUnwrittenHidden();
@@ -217,9 +229,23 @@ public class LedgerGate {
             }
             downSince = null;
             nextProbe = null;
+            refusedSince = false;
             metrics.ledgerUnavailable(false);
         }
         return true;
+    }
+
+    /**
+     * A conditional create of the probe's own item ({@link #PROBE_KEY}, one small item kept in the ledger table): written the
+     * first time, refused by its condition after that; either is an answer that writes are allowed (DynamoDB checks the
+     * permission before the condition).
+     */
+    private void probeWrite() {
+        try {
+            ledger.write(LedgerRecord.fresh(PROBE_KEY.jobId(), null, "poison-guard-probe", 1, clock.instant()));
+        } catch (LedgerConflict answered) {
+            // The item is there already: the write was allowed.
+        }
     }
 
     /** Waits at most {@code max} for the ledger to answer again (probing as due); true when it does. */

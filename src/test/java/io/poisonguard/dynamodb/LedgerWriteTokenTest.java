@@ -51,6 +51,18 @@ class LedgerWriteTokenTest {
                 .withEntry(AttemptEntry.started(1, 1, now, worker), 10).withLease(worker, now.plusSeconds(60));
     }
 
+    /**
+     * The ledger gate's write probe (after a refused write): a conditional create of one item of no tenant, written the first
+     * time and answered by its failed condition after that, on the real protocol.
+     */
+    @Test
+    void theGatesProbeWriteIsAnsweredTheFirstTimeAndEveryTimeAfter() {
+        LedgerRecord probe = LedgerRecord.fresh("poison-guard:ledger-probe", null, "poison-guard-probe", 1, Instant.now());
+        ledger.write(probe);
+        org.junit.jupiter.api.Assertions.assertThrows(io.poisonguard.ledger.LedgerConflict.class,
+                () -> ledger.write(LedgerRecord.fresh("poison-guard:ledger-probe", null, "poison-guard-probe", 1, Instant.now().plusSeconds(5))));
+    }
+
     @Test
     void theSameWriteSentAgainIsRecognisedAsItsOwn() {
         LedgerRecord first = start("job-a", "w1");

@@ -67,6 +67,51 @@ class LedgerGateTest {
         assertEquals(2, probes.get());
     }
 
+    /**
+     * A role that lost its write permissions but kept its reads: the hot path's conditional writes are refused, the gate
+     * closes, and a probe that only read opened it again 5 s later, for the next receive to meet the same refusal; every
+     * cycle received the copies once more, toward SQS's redrive. After a refused write the probe writes too (a conditional
+     * create of the probe's own item: a condition that fails is an answer) and stays closed while that is refused.
+     */
+    @Test
+    void afterARefusedWriteTheProbeWritesTooAndAReadAloneDoesNotOpenTheGate() {
+        HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
+        java.util.concurrent.atomic.AtomicBoolean writesAllowed = new java.util.concurrent.atomic.AtomicBoolean();
+        AtomicInteger probeWrites = new AtomicInteger();
+        LedgerStore ledger = new LedgerStore() {
+            @Override
+            public Optional<LedgerRecord> find(JobKey key) {
+                return Optional.empty();
+            }
+
+            @Override
+            public LedgerRecord write(LedgerRecord next) {
+                assertEquals(LedgerGate.PROBE_KEY.jobId(), next.jobId(), "only the probe writes here");
+                probeWrites.incrementAndGet();
+                DynamoDbException denied = (DynamoDbException) DynamoDbException.builder().message("not authorized to perform: dynamodb:PutItem")
+                        .statusCode(400).awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder()
+                                .errorCode("AccessDeniedException").build()).build();
+                if (!writesAllowed.get()) {
+                    throw StoreUnavailable.refused("the ledger", "AccessDeniedException", denied);
+                }
+                throw new io.poisonguard.ledger.LedgerConflict(next.jobId(), 0);
+            }
+        };
+        LedgerGate gate = new LedgerGate(ledger, new Decisions(Settings.policy(config)), clock, new Metrics(new SimpleMeterRegistry()), "worker-1", config);
+        DynamoDbException denied = (DynamoDbException) DynamoDbException.builder().message("not authorized").statusCode(400)
+                .awsErrorDetails(software.amazon.awssdk.awscore.exception.AwsErrorDetails.builder().errorCode("AccessDeniedException").build())
+                .build();
+        gate.unavailable(StoreUnavailable.refused("the ledger", "AccessDeniedException", denied));
+
+        clock.now = clock.now.plus(gate.probeInterval());
+        assertFalse(gate.open(), "a probe that can read but not write does not open the gate");
+        assertEquals(1, probeWrites.get());
+
+        writesAllowed.set(true);
+        clock.now = clock.now.plus(gate.probeInterval());
+        assertTrue(gate.open(), "a probe whose write is answered (its condition failing is an answer) opens the gate");
+    }
+
     @Test
     void aStartLeftUnsettledWhileAProbeSettlesIsReleasedBeforeConsumptionResumes() {
         HeartbeatRenewalTest.Hands clock = new HeartbeatRenewalTest.Hands();
