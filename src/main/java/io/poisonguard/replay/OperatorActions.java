@@ -498,7 +498,37 @@ public class OperatorActions {
 
     /** What a resolve whose discard of the kept payload failed says: the clean-up is unfinished, and what finishes it. */
     private static final String KEPT_NOT_DISCARDED = "its kept payload was not discarded (the vault did not answer); it is shown to"
-            + " no one: resolve it again to discard it";
+            + " no one, its discard is tried again in the background for a few minutes, and a resolve again discards it too";
+
+    /** When a failed discard of a resolved job's kept payload is tried again, after the resolve. */
+    private static final List<java.time.Duration> DISCARD_RETRIES = List.of(java.time.Duration.ofSeconds(1), java.time.Duration.ofSeconds(5),
+            java.time.Duration.ofSeconds(30), java.time.Duration.ofMinutes(2));
+
+    /**
+     * Discards the kept payload of a resolved job; one that fails is tried again in the background ({@link #DISCARD_RETRIES}),
+     * as the operator's console offers no resolve of a job already resolved. Whether it went at once.
+     */
+    private boolean discardResolved(JobKey key) {
+        if (discardKept(key, Integer.MAX_VALUE)) {
+            return true;
+        }
+        Thread.ofVirtual().name("poison-guard-discard-retry").start(() -> {
+            for (java.time.Duration wait : DISCARD_RETRIES) {
+                try {
+                    Thread.sleep(wait);
+                } catch (InterruptedException e) {
+                    return;
+                }
+                if (discardKept(key, Integer.MAX_VALUE)) {
+                    LOG.infof("Job %s: its kept payload was discarded on a retry after its resolve", key.jobId());
+                    return;
+                }
+            }
+            LOG.warnf("Job %s: its kept payload could not be discarded after its resolve; it expires with its TTL, shown to no one",
+                    key.jobId());
+        });
+        return false;
+    }
 
     /**
      * Deletes the DLQ copies of generations below {@code below}, now, in one pass (an operator waits on it); copies another
@@ -578,7 +608,7 @@ public class OperatorActions {
      * quarantined.
      */
     private ActionOutcome.Resolved cleanUp(JobKey key) {
-        boolean keptGone = discardKept(key, Integer.MAX_VALUE);
+        boolean keptGone = discardResolved(key);
         int discarded = sweepCopies(key, Integer.MAX_VALUE);
         markResolved(key);
         return new ActionOutcome.Resolved(key.jobId(), discarded, keptGone ? null : KEPT_NOT_DISCARDED);
@@ -586,7 +616,7 @@ public class OperatorActions {
 
     /** A resolve of a job whose clean-up is done but for a kept payload whose discard may have failed: discarded again. */
     private ActionOutcome.Resolved discardAgain(JobKey key) {
-        return new ActionOutcome.Resolved(key.jobId(), 0, discardKept(key, Integer.MAX_VALUE) ? null : KEPT_NOT_DISCARDED);
+        return new ActionOutcome.Resolved(key.jobId(), 0, discardResolved(key) ? null : KEPT_NOT_DISCARDED);
     }
 
     /**

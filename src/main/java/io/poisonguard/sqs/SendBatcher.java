@@ -83,7 +83,7 @@ final class SendBatcher implements AutoCloseable {
         final SendMessageBatchRequestEntry entry;
         final int bytes;
         final CompletableFuture<Void> done = new CompletableFuture<>();
-        /** 0 queued, 1 taken by a sending thread, 2 withdrawn by its sender. */
+        /** 0 queued, 1 taken into a batch being formed, 2 withdrawn by its sender, 3 on the wire (its batch is being sent). */
         final AtomicInteger state = new AtomicInteger();
 
         Pending(SendMessageBatchRequestEntry entry) {
@@ -96,9 +96,10 @@ final class SendBatcher implements AutoCloseable {
      * Sends one message ({@code entry} without an id: one is given here) and returns once SQS has accepted it.
      *
      * @throws SqsException          SQS refused this entry or the whole batch
-     * @throws InterruptedException  the sender was interrupted while its entry was still queued (it was withdrawn);
-     *                               one interrupted once its entry was taken into a batch waits for the batch's
-     *                               answer and returns (or throws) as it says, its interrupt set again
+     * @throws InterruptedException  the sender was interrupted before its entry went on the wire (it was withdrawn),
+     *                               or while it was on the wire and no answer came within {@link #INTERRUPTED_WAIT};
+     *                               one answered within it returns (or throws) as the answer says, its interrupt set
+     *                               again
      */
     void send(SendMessageBatchRequestEntry.Builder entry) throws InterruptedException {
         Pending p = new Pending(entry.id("m" + Integer.toUnsignedString(ids.getAndIncrement())).build());
@@ -125,15 +126,20 @@ final class SendBatcher implements AutoCloseable {
         try {
             p.done.get();
         } catch (InterruptedException interrupted) {
-            if (p.state.compareAndSet(0, 2)) {
+            if (p.state.compareAndSet(0, 2) || p.state.compareAndSet(1, 2)) {
+                // Not on the wire yet: withdrawn (a batch being formed leaves it out).
                 queued.remove(p);
                 throw interrupted;
             }
-            // Taken into a batch, so on the wire or about to be: its answer is waited for (the batch's call is bounded by the
-            // client's timeouts), so a message that went is known to have gone, and the interrupt is kept for the caller.
+            // On the wire: its answer is waited for a moment, so a message that went is known to have gone (the caller then
+            // records it, not sends it again); the interrupt is kept for the caller. One not answered by then is given up.
             try {
-                p.done.join();
-            } catch (java.util.concurrent.CompletionException failed) {
+                p.done.get(INTERRUPTED_WAIT.toNanos(), TimeUnit.NANOSECONDS);
+            } catch (InterruptedException | java.util.concurrent.TimeoutException stillUnknown) {
+                InterruptedException fate = new InterruptedException("interrupted while its message was on the wire; its fate is unknown");
+                fate.initCause(stillUnknown);
+                throw fate;
+            } catch (ExecutionException failed) {
                 throw rethrown(failed.getCause());
             } finally {
                 Thread.currentThread().interrupt();
@@ -142,6 +148,12 @@ final class SendBatcher implements AutoCloseable {
             throw rethrown(failed.getCause());
         }
     }
+
+    /**
+     * How long a sender interrupted while its message is on the wire waits for the answer: within the 5 s a shutdown gives the
+     * attempts it abandons, and the lease an attempt cut at its deadline still holds.
+     */
+    static final java.time.Duration INTERRUPTED_WAIT = java.time.Duration.ofSeconds(3);
 
     /** A send's failure as its sender meets it: SQS's error as is, and an Error (one the JVM may not survive) as is too. */
     private static RuntimeException rethrown(Throwable cause) {
@@ -292,7 +304,17 @@ final class SendBatcher implements AutoCloseable {
     }
 
     /** Sends the batch and answers each waiting sender: accepted, or the error SQS gave for its entry or for the request. */
-    private void send(List<Pending> batch) {
+    private void send(List<Pending> formed) {
+        // Entries go on the wire now, less those their senders withdrew while the batch was formed.
+        List<Pending> batch = new ArrayList<>(formed.size());
+        for (Pending p : formed) {
+            if (p.state.compareAndSet(1, 3)) {
+                batch.add(p);
+            }
+        }
+        if (batch.isEmpty()) {
+            return;
+        }
         Map<String, Pending> byId = new HashMap<>();
         List<SendMessageBatchRequestEntry> entries = new ArrayList<>(batch.size());
         for (Pending p : batch) {

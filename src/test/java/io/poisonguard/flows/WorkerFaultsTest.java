@@ -69,7 +69,7 @@ class WorkerFaultsTest extends FlowTest {
     }
 
     @Test
-    @Order(1)
+    @Order(10)
     void aHungHandlerIsInterruptedAtItsDeadlineAndQuarantinedAsTimeoutWhileHealthyJobsKeepFlowing() {
         send("hung-1", "hang");
         List<String> healthy = IntStream.range(0, 20).mapToObj(i -> "beside-hung-" + i).toList();
@@ -96,6 +96,22 @@ class WorkerFaultsTest extends FlowTest {
     }
 
     /**
+     * A handler that returns a moment before its deadline has its deferred effect (its notice) run to the end: the effects get
+     * a grace after the handler returned, so one on its way is not cut at the handler's deadline (sent, unrecorded, and sent
+     * again by the next attempt).
+     */
+    @Test
+    @Order(20)
+    void aDeferredEffectOfAHandlerThatReturnedJustBeforeItsDeadlineRunsToTheEnd() {
+        send("deferred-slow-1", "deferred-slow");
+
+        await().atMost(Duration.ofSeconds(20)).until(() -> state("deferred-slow-1") == JobState.SUCCEEDED);
+        LedgerRecord r = ledger.find(key("deferred-slow-1")).orElseThrow();
+        assertEquals(1, r.attempt(), "the first attempt succeeded: " + r.history());
+        assertEquals(Map.of(ScriptedHandler.DEFERRED_EFFECT, 1), r.effects(), "its effect recorded by it");
+    }
+
+    /**
      * A handler that succeeded deferred an effect (its notice) that then hung: the effects deferred to a success had no
      * deadline. The attempt never ended, its heartbeat stopped at the deadline, and its lease lapsed into a crash charged to
      * the job while the hung effect still held the job's thread and slot. The attempt's deadline (or a grace after the
@@ -103,7 +119,7 @@ class WorkerFaultsTest extends FlowTest {
      * TIMED_OUT.
      */
     @Test
-    @Order(2)
+    @Order(25)
     void aDeferredEffectThatHangsEndsItsAttemptAtTheDeadlineAsATimeout() {
         send("deferred-hang-1", "deferred-hang");
 
@@ -120,7 +136,7 @@ class WorkerFaultsTest extends FlowTest {
     }
 
     @Test
-    @Order(3)
+    @Order(30)
     void aHandlerThatThrowsOutOfMemoryErrorEndsItsAttemptAsACrashAndIsQuarantinedAsCrash() {
         send("oom-1", "error");
         send("after-oom", "ok");
@@ -139,7 +155,7 @@ class WorkerFaultsTest extends FlowTest {
     }
 
     @Test
-    @Order(4)
+    @Order(40)
     void aHandlerThatIgnoresItsInterruptIsChargedATimeoutAndMarksTheWorkerNotLive() {
         send("stuck-1", "hang-hard");
         await().atMost(Duration.ofSeconds(20)).until(() -> ledger.find(key("stuck-1"))
@@ -163,7 +179,7 @@ class WorkerFaultsTest extends FlowTest {
      * row of the same crash trips the guard as a row of the same failure does, and the crashes after it are held.
      */
     @Test
-    @Order(5)
+    @Order(50)
     void aBadDeployWhereEveryJobRunsOutOfMemoryTripsTheSystemicGuardInsteadOfQuarantiningTheBacklog() {
         List<String> jobs = IntStream.range(0, 16).mapToObj(i -> "deploy-oom-" + i).toList();
         jobs.forEach(id -> send(id, "error"));

@@ -65,7 +65,8 @@ class SendBatcherErrorTest {
         try (SendBatcher batcher = new SendBatcher(sqs, () -> "http://sqs.local/000000000000/notices", 2, Duration.ofMillis(5), "test-sender")) {
             CompletableFuture<Throwable> first = send(batcher, "first");
             await().atMost(Duration.ofSeconds(5)).until(first::isDone);
-            assertTrue(first.get() != null, "the sender of the batch that ended with an error is told it failed");
+            assertTrue(first.get() instanceof OutOfMemoryError, "the sender of the batch that ended with an error meets that error"
+                    + " itself (a crash of its job, not a failure to classify): " + first.get());
             CompletableFuture<Throwable> next = send(batcher, "next");
             await().atMost(Duration.ofSeconds(5)).until(next::isDone);
             assertNull(next.get(), "the next batch is sent and accepted");
@@ -118,6 +119,54 @@ class SendBatcherErrorTest {
             answer.countDown();
             await().atMost(Duration.ofSeconds(5)).until(sender::isDone);
             org.junit.jupiter.api.Assertions.assertEquals("sent, interrupted=true", sender.get());
+        }
+    }
+
+    /** An answer that does not come: the interrupted sender gives up after its short wait, saying the fate is unknown. */
+    @Test
+    void aSenderInterruptedWhileItsMessageIsOnTheWireGivesUpWhenNoAnswerComes() throws Exception {
+        java.util.concurrent.CountDownLatch onTheWire = new java.util.concurrent.CountDownLatch(1);
+        java.util.concurrent.CountDownLatch answer = new java.util.concurrent.CountDownLatch(1);
+        Sqs accepting = new Sqs();
+        SqsClient stuck = new SqsClient() {
+            @Override
+            public SendMessageBatchResponse sendMessageBatch(SendMessageBatchRequest request) {
+                onTheWire.countDown();
+                try {
+                    answer.await();
+                } catch (InterruptedException e) {
+                    throw new IllegalStateException(e);
+                }
+                return accepting.sendMessageBatch(request);
+            }
+
+            @Override
+            public String serviceName() {
+                return "sqs";
+            }
+
+            @Override
+            public void close() {
+            }
+        };
+        SendBatcher batcher = new SendBatcher(stuck, () -> "http://sqs.local/000000000000/notices", 2, Duration.ofMillis(5), "test-sender");
+        try {
+            CompletableFuture<Throwable> sender = new CompletableFuture<>();
+            Thread t = Thread.ofVirtual().start(() -> {
+                try {
+                    batcher.send(SendMessageBatchRequestEntry.builder().messageBody("notice"));
+                    sender.complete(null);
+                } catch (Throwable e) {
+                    sender.complete(e);
+                }
+            });
+            await().atMost(Duration.ofSeconds(5)).until(() -> onTheWire.getCount() == 0);
+            t.interrupt();
+            await().atMost(SendBatcher.INTERRUPTED_WAIT.plusSeconds(3)).until(sender::isDone);
+            assertTrue(sender.get() instanceof InterruptedException, String.valueOf(sender.get()));
+        } finally {
+            answer.countDown();
+            batcher.close();
         }
     }
 }

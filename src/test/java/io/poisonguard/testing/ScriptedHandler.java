@@ -17,7 +17,8 @@ import java.util.concurrent.locks.LockSupport;
  * A test workload, job type {@code scripted}, whose body says what the handler does: {@code ok},
  * {@code error} (throws OutOfMemoryError, as seed 000's 4 MB input does), {@code hang} (sleeps, and
  * stops when interrupted), {@code hang-hard} (ignores interrupts until {@link #releaseStuck()}),
- * {@code illegal} (throws the same IllegalArgumentException every time), {@code deferred-hang} (returns, having deferred an
+ * {@code illegal} (throws the same IllegalArgumentException every time), {@code deferred-slow} (returns 1.2 s in, having deferred an
+ * effect that takes a second), {@code deferred-hang} (returns, having deferred an
  * effect to its success that hangs until interrupted on the first attempt, and returns on the later ones), {@code deferred-fails-once} (returns, having
  * deferred an effect to its success that fails the first time it runs, as a transient failure).
  */
@@ -70,6 +71,18 @@ public class ScriptedHandler implements JobHandler {
                     IllegalStateException b = new IllegalStateException("request failed", a);
                     a.initCause(b);
                     throw a;
+                }
+                case "deferred-slow" -> {
+                    // Returns a moment before a 1.5 s deadline, having deferred an effect that takes a second.
+                    Thread.sleep(Duration.ofMillis(1200));
+                    context.onceOnSuccess(DEFERRED_EFFECT, () -> {
+                        try {
+                            Thread.sleep(Duration.ofSeconds(1));
+                        } catch (InterruptedException e) {
+                            Thread.currentThread().interrupt();
+                            throw new IllegalStateException("the deferred effect was interrupted", e);
+                        }
+                    });
                 }
                 case "deferred-hang" -> context.onceOnSuccess(DEFERRED_EFFECT, () -> {
                     if (calls(job.jobId()) > 1) {
