@@ -99,30 +99,25 @@ class InterruptedReplayTest {
                 return trail.recent(tenant, limit, cursor);
             }
         };
-        PayloadVault vault = new PayloadVault() {
-            @Override
-            public boolean enabled() {
-                return true;
-            }
-
-            @Override
-            public void keep(KeptPayload payload) {
-                throw new AssertionError("not kept here");
-            }
-
-            @Override
-            public Optional<KeptPayload> find(JobKey key) {
-                likeTheSdk();
-                return Optional.of(new KeptPayload(key, 1, "{}", Map.of(), then.plus(Duration.ofDays(14))));
-            }
-
-            @Override
-            public void discard(JobKey key, int below) {
-                likeTheSdk();
-            }
-        };
+        PayloadVault vault = ReplayFakes.vault(key -> {
+            likeTheSdk();
+            return Optional.of(new KeptPayload(key, 1, "{}", Map.of(), then.plus(Duration.ofDays(14))));
+        }, key -> likeTheSdk());
         return new OperatorActions(ledger, quarantine, ReplayFakes.tenants(), ReplayFakes.emptyArchive(), vault, sender, sdkLikeTrail,
                 Clock.systemUTC(), new CodeVersion("test"), Configs.defaults().build(), ReplayQuota.NONE);
+    }
+
+    /** What a replay answered, and whether its thread was interrupted after (cleared here, so the test's thread goes on clean). */
+    private record Replayed(ActionOutcome outcome, boolean interruptedAfter) {
+    }
+
+    private static Replayed replay(OperatorActions actions) {
+        try {
+            ActionOutcome outcome = actions.replay(JOB, "olga", "reader shipped");
+            return new Replayed(outcome, Thread.interrupted());
+        } finally {
+            Thread.interrupted();
+        }
     }
 
     @Test
@@ -134,19 +129,14 @@ class InterruptedReplayTest {
         List<AuditEntry> audit = new CopyOnWriteArrayList<>();
         OperatorActions actions = rig(interruptedWhileSending, audit);
 
-        ActionOutcome outcome;
-        boolean interruptedAfter;
-        try {
-            outcome = actions.replay(JOB, "olga", "reader shipped");
-        } finally {
-            interruptedAfter = Thread.interrupted();
-        }
+        Replayed replayed = replay(actions);
+        ActionOutcome outcome = replayed.outcome();
 
         assertEquals(Refusal.SEND_FAILED, assertInstanceOf(ActionOutcome.Refused.class, outcome).refusal(), outcome.toString());
         assertEquals(JobState.QUARANTINED, stored[0].state(), "the job is put back, not left REPLAYING with nothing sent");
         assertEquals(List.of("QUARANTINED"), recordStatuses, "its record too");
         assertEquals(List.of("REFUSED_SEND_FAILED"), audit.stream().map(AuditEntry::outcome).toList(), "the failure is audited");
-        assertTrue(interruptedAfter, "the thread's interrupt is kept for its owner");
+        assertTrue(replayed.interruptedAfter(), "the thread's interrupt is kept for its owner");
     }
 
     /** Interrupted just after the send went through: the replay stands, and its audit entry is written all the same. */
@@ -156,16 +146,11 @@ class InterruptedReplayTest {
         ReplaySender sentThenInterrupted = (body, attributes) -> Thread.currentThread().interrupt();
         OperatorActions actions = rig(sentThenInterrupted, audit);
 
-        ActionOutcome outcome;
-        boolean interruptedAfter;
-        try {
-            outcome = actions.replay(JOB, "olga", "reader shipped");
-        } finally {
-            interruptedAfter = Thread.interrupted();
-        }
+        Replayed replayed = replay(actions);
+        ActionOutcome outcome = replayed.outcome();
 
         assertInstanceOf(ActionOutcome.Replayed.class, outcome, outcome.toString());
         assertEquals(List.of("REPLAYED"), audit.stream().map(AuditEntry::outcome).toList(), "the replay is audited");
-        assertTrue(interruptedAfter, "the thread's interrupt is kept for its owner");
+        assertTrue(replayed.interruptedAfter(), "the thread's interrupt is kept for its owner");
     }
 }

@@ -67,6 +67,12 @@ final class ReplayFakes {
 
     /** A vault that answers {@code find} for every job (its entries are never kept or discarded here). */
     static PayloadVault vault(Function<JobKey, Optional<KeptPayload>> find) {
+        return vault(find, key -> {
+        });
+    }
+
+    /** A vault that answers {@code find} for every job and tells {@code discard} of each discard (which may throw). */
+    static PayloadVault vault(Function<JobKey, Optional<KeptPayload>> find, java.util.function.Consumer<JobKey> discard) {
         return new PayloadVault() {
             @Override
             public boolean enabled() {
@@ -85,6 +91,7 @@ final class ReplayFakes {
 
             @Override
             public void discard(JobKey key, int below) {
+                discard.accept(key);
             }
         };
     }

@@ -73,30 +73,12 @@ class ResolveCleanUpTest {
                 });
         AtomicInteger discardsLeftToFail = new AtomicInteger(1);
         KeptPayload[] kept = {new KeptPayload(JOB, 1, "{\"permit\":\"P-1\"}", Map.of(), then.plus(Duration.ofDays(14)))};
-        PayloadVault vault = new PayloadVault() {
-            @Override
-            public boolean enabled() {
-                return true;
+        PayloadVault vault = ReplayFakes.vault(key -> Optional.ofNullable(kept[0]), key -> {
+            if (discardsLeftToFail.getAndDecrement() > 0) {
+                throw new StoreUnavailable("the payload vault", true, new SocketTimeoutException("read timed out"));
             }
-
-            @Override
-            public void keep(KeptPayload payload) {
-                throw new AssertionError("not kept here");
-            }
-
-            @Override
-            public Optional<KeptPayload> find(JobKey key) {
-                return Optional.ofNullable(kept[0]);
-            }
-
-            @Override
-            public void discard(JobKey key, int below) {
-                if (discardsLeftToFail.getAndDecrement() > 0) {
-                    throw new StoreUnavailable("the payload vault", true, new SocketTimeoutException("read timed out"));
-                }
-                kept[0] = null;
-            }
-        };
+            kept[0] = null;
+        });
         List<AuditEntry> audit = new CopyOnWriteArrayList<>();
         OperatorActions actions = new OperatorActions(ledger, quarantine, ReplayFakes.tenants(), ReplayFakes.emptyArchive(), vault,
                 (body, attributes) -> {
