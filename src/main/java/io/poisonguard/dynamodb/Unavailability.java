@@ -35,7 +35,7 @@ final class Unavailability {
     /** The code of a refusal of every call, or null when {@code e} is not one. */
     static String refusal(RuntimeException e) {
         if (e instanceof DynamoDbException d) {
-            String code = d.awsErrorDetails() == null ? null : d.awsErrorDetails().errorCode();
+            String code = code(d);
             if (code != null && REFUSED.contains(code)) {
                 return code;
             }
@@ -51,10 +51,26 @@ final class Unavailability {
             return true;
         }
         if (e instanceof DynamoDbException d) {
-            String code = d.awsErrorDetails() == null ? null : d.awsErrorDetails().errorCode();
+            String code = code(d);
             return d.statusCode() >= 500 || (code != null && THROTTLING.contains(code));
         }
         return false;
+    }
+
+    /**
+     * {@code e} as the caller meets it: "did not answer" (a write's outcome then as {@code outcomeUnknown} says), "refused
+     * every call" (nothing landed), or itself, an answer.
+     */
+    private static RuntimeException translated(String what, boolean outcomeUnknown, RuntimeException e) {
+        if (unavailable(e)) {
+            return new StoreUnavailable(what, outcomeUnknown, e);
+        }
+        String refused = refusal(e);
+        return refused != null ? StoreUnavailable.refused(what, refused, e) : e;
+    }
+
+    private static String code(DynamoDbException d) {
+        return d.awsErrorDetails() == null ? null : d.awsErrorDetails().errorCode();
     }
 
     /** Runs a read (or a write that is safe to repeat), translating unavailability. */
@@ -62,14 +78,7 @@ final class Unavailability {
         try {
             return call.get();
         } catch (RuntimeException e) {
-            if (unavailable(e)) {
-                throw new StoreUnavailable(what, false, e);
-            }
-            String refused = refusal(e);
-            if (refused != null) {
-                throw StoreUnavailable.refused(what, refused, e);
-            }
-            throw e;
+            throw translated(what, false, e);
         }
     }
 
@@ -78,14 +87,7 @@ final class Unavailability {
         try {
             return call.get();
         } catch (RuntimeException e) {
-            if (unavailable(e)) {
-                throw new StoreUnavailable(what, true, e);
-            }
-            String refused = refusal(e);
-            if (refused != null) {
-                throw StoreUnavailable.refused(what, refused, e);
-            }
-            throw e;
+            throw translated(what, true, e);
         }
     }
 }

@@ -37,19 +37,10 @@ public final class Pacer {
             return false;
         }
         try {
-            if (!first) {
-                long at = last + intervalNanos;
-                if (at - until > 0) {
-                    return false;
-                }
-                long wait = at - System.nanoTime();
-                while (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                    wait = last + intervalNanos - System.nanoTime();
-                }
+            if (!first && last + intervalNanos - until > 0) {
+                return false;
             }
-            first = false;
-            last = System.nanoTime();
+            takeTurn();
             return true;
         } finally {
             turn.unlock();
@@ -59,17 +50,22 @@ public final class Pacer {
     public void acquire() throws InterruptedException {
         turn.lockInterruptibly();
         try {
-            if (!first) {
-                long wait = last + intervalNanos - System.nanoTime();
-                while (wait > 0) {
-                    TimeUnit.NANOSECONDS.sleep(wait);
-                    wait = last + intervalNanos - System.nanoTime();
-                }
-            }
-            first = false;
-            last = System.nanoTime();
+            takeTurn();
         } finally {
             turn.unlock();
         }
+    }
+
+    /** With the turn's lock held: waits until the gap since the previous caller has passed, then goes. */
+    private void takeTurn() throws InterruptedException {
+        if (!first) {
+            long wait = last + intervalNanos - System.nanoTime();
+            while (wait > 0) {
+                TimeUnit.NANOSECONDS.sleep(wait);
+                wait = last + intervalNanos - System.nanoTime();
+            }
+        }
+        first = false;
+        last = System.nanoTime();
     }
 }

@@ -300,7 +300,7 @@ final class SendBatcher implements AutoCloseable {
     }
 
     private static void stopped(List<Pending> batch) {
-        batch.forEach(p -> p.done.completeExceptionally(SqsException.builder().message("the sender was stopped before sending").statusCode(500).build()));
+        failed(batch, SqsException.builder().message("the sender was stopped before sending").statusCode(500).build());
     }
 
     /** Sends the batch and answers each waiting sender: accepted, or the error SQS gave for its entry or for the request. */
