@@ -161,6 +161,16 @@ public interface PoisonGuardConfig {
         @WithDefault("attributes")
         ItemFormat itemFormat();
 
+        /**
+         * Succeeded attempts' endings are put whole in shared {@code BatchWriteItem} requests, up to 25 jobs' to one, while the
+         * attempt's lease has at least half its length to run (no other worker writes the item meanwhile, so the version
+         * condition protects nothing); this many such requests may be on the wire at once. Every other write keeps its
+         * condition. 0 writes each ending in a request of its own, conditionally. The role needs
+         * {@code dynamodb:BatchWriteItem} on the ledger table; without it every ending falls back to its own write.
+         */
+        @WithDefault("2")
+        int endingBatchesInFlight();
+
         enum ItemFormat {
             /** One attribute per record field (the format every release reads). */
             ATTRIBUTES,

@@ -106,6 +106,8 @@ public final class Settings {
         require(consumer.prefetch().orElse(0) >= 0 && consumer.prefetch().orElse(0) <= 40, "consumer.prefetch", "must be between 0 and 40");
         require(!config.notices().batchLinger().isNegative() && config.notices().batchLinger().toMillis() <= 100, "notices.batch-linger",
                 "must be between 0 and 100ms");
+        require(config.ledger().endingBatchesInFlight() >= 0 && config.ledger().endingBatchesInFlight() <= 10,
+                "ledger.ending-batches-in-flight", "must be between 0 (each ending written on its own) and 10");
         require(config.notices().batchesInFlight() >= 1 && config.notices().batchesInFlight() <= 10, "notices.batches-in-flight",
                 "must be between 1 and 10");
         // SQS waits whole seconds: under one is a short poll, and an idle worker would ask again at once, for ever.

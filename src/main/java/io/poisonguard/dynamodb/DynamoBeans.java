@@ -33,7 +33,8 @@ public class DynamoBeans {
     @Singleton
     LedgerStore ledger(DynamoDbClient dynamo, Names names, Clock clock, io.poisonguard.config.PoisonGuardConfig config) {
         return new DynamoLedgerStore(ClientProxy.unwrap(dynamo), names.ledgerTable(), clock, config.ledger().legacyKeys(),
-                config.ledger().itemFormat() == io.poisonguard.config.PoisonGuardConfig.Ledger.ItemFormat.COMPACT);
+                config.ledger().itemFormat() == io.poisonguard.config.PoisonGuardConfig.Ledger.ItemFormat.COMPACT)
+                .batchingEndings(config.ledger().endingBatchesInFlight());
     }
 
     @Produces

@@ -9,6 +9,10 @@ import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.ledger.StoreUnavailable;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemRequest;
+import software.amazon.awssdk.services.dynamodb.model.BatchWriteItemResponse;
+import software.amazon.awssdk.services.dynamodb.model.PutRequest;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
 import software.amazon.awssdk.services.dynamodb.model.ReturnValuesOnConditionCheckFailure;
 import software.amazon.awssdk.services.dynamodb.model.GetItemRequest;
@@ -16,6 +20,7 @@ import software.amazon.awssdk.services.dynamodb.model.PutItemRequest;
 import software.amazon.awssdk.services.dynamodb.model.UpdateItemRequest;
 
 import java.time.Clock;
+import java.time.Instant;
 import java.util.ArrayList;
 import java.util.EnumMap;
 import java.util.HashMap;
@@ -56,6 +61,8 @@ public final class DynamoLedgerStore implements LedgerStore {
     private final boolean legacyKeys;
     private final long wholeItemsUpTo;
     private final boolean compact;
+    /** Succeeded endings' batches; null when every ending is written on its own (see {@link #batchingEndings}). */
+    private volatile EndingBatcher endings;
 
     public DynamoLedgerStore(DynamoDbClient dynamo, String table, Clock clock) {
         this(dynamo, table, clock, false);
@@ -86,6 +93,33 @@ public final class DynamoLedgerStore implements LedgerStore {
         this.legacyKeys = legacyKeys;
         this.wholeItemsUpTo = wholeItemsUpTo;
         this.compact = compact;
+    }
+
+    /**
+     * Writes succeeded endings in batches (see {@link #writeSucceeded}), at most {@code onTheWire} batches at once; 0 writes
+     * each on its own.
+     */
+    public DynamoLedgerStore batchingEndings(int onTheWire) {
+        this.endings = onTheWire > 0 ? new EndingBatcher(this::putAll, KEY, clock, onTheWire) : null;
+        return this;
+    }
+
+    /** Puts whole items in one BatchWriteItem, and answers those DynamoDB left unprocessed. */
+    private List<Map<String, AttributeValue>> putAll(List<Map<String, AttributeValue>> items, java.time.Duration callTimeout) {
+        List<WriteRequest> puts = new ArrayList<>(items.size());
+        for (Map<String, AttributeValue> item : items) {
+            puts.add(WriteRequest.builder().putRequest(PutRequest.builder().item(item).build()).build());
+        }
+        BatchWriteItemResponse answer = Unavailability.write(StoreUnavailable.LEDGER, () -> dynamo.batchWriteItem(
+                BatchWriteItemRequest.builder().requestItems(Map.of(table, puts)).overrideConfiguration(o -> o.apiCallTimeout(callTimeout))
+                        .build()));
+        List<Map<String, AttributeValue>> left = new ArrayList<>();
+        for (WriteRequest w : answer.unprocessedItems().getOrDefault(table, List.of())) {
+            if (w.putRequest() != null) {
+                left.add(w.putRequest().item());
+            }
+        }
+        return left;
     }
 
     @Override
@@ -211,16 +245,8 @@ public final class DynamoLedgerStore implements LedgerStore {
         Map<String, AttributeValue> values = new HashMap<>();
         List<String> sets = new ArrayList<>();
         List<String> removes = new ArrayList<>();
-        long newVersion = next.version() + 1;
-        LedgerRecord written = next.withVersion(newVersion);
-        Map<String, AttributeValue> attrs = compact ? encodeCompact(written) : encode(written);
-        if (!compact) {
-            // The write's token is a digest of what it writes, so the same write sent again (the SDK
-            // retrying after a lost response, or our caller retrying after an outage) is recognised as
-            // its own when its condition fails, instead of being taken for a conflict. A compact item is
-            // recognised by its record text itself (see ownWrite).
-            attrs.put(WRITE_TOKEN, Attrs.s(token(attrs)));
-        }
+        LedgerRecord written = next.withVersion(next.version() + 1);
+        Map<String, AttributeValue> attrs = encoded(written);
         String storageKey = JobKey.of(next).storage();
         Map<String, AttributeValue> whole = new HashMap<>(attrs);
         whole.put(KEY, Attrs.s(storageKey));
@@ -286,6 +312,51 @@ public final class DynamoLedgerStore implements LedgerStore {
             });
             remember(storageKey, written, image);
         }
+        return written;
+    }
+
+    /** {@code written}'s attributes in this store's format (the key aside). */
+    private Map<String, AttributeValue> encoded(LedgerRecord written) {
+        Map<String, AttributeValue> attrs = compact ? encodeCompact(written) : encode(written);
+        if (!compact) {
+            // The write's token is a digest of what it writes, so the same write sent again (the SDK
+            // retrying after a lost response, or our caller retrying after an outage) is recognised as
+            // its own when its condition fails, instead of being taken for a conflict. A compact item is
+            // recognised by its record text itself (see ownWrite).
+            attrs.put(WRITE_TOKEN, Attrs.s(token(attrs)));
+        }
+        return attrs;
+    }
+
+    /**
+     * A succeeded attempt's ending, put whole in a {@code BatchWriteItem} with other jobs' endings when it can go before
+     * {@code unfencedUntil} (and the item is one this store would put whole); otherwise, or when the batch did not write
+     * it, {@link #write} with the version condition. The condition is what keeps a writer from overwriting a newer
+     * attempt's record; while the writer's lease holds no other worker writes an ACTIVE item (another copy waits, the
+     * dead-letter intake leaves it be, operator actions refuse it), so until well before the lease runs out the
+     * condition protects nothing and the ending can share a request.
+     */
+    @Override
+    public LedgerRecord writeSucceeded(LedgerRecord next, Instant unfencedUntil) {
+        if (endings == null || next.state() != JobState.SUCCEEDED || next.version() == 0 || !clock.instant().isBefore(unfencedUntil)) {
+            return write(next);
+        }
+        LedgerRecord written = next.withVersion(next.version() + 1);
+        Map<String, AttributeValue> attrs = encoded(written);
+        String storageKey = JobKey.of(next).storage();
+        Map<String, AttributeValue> whole = new HashMap<>(attrs);
+        whole.put(KEY, Attrs.s(storageKey));
+        Map<String, AttributeValue> base = knownImage(storageKey, next.version());
+        if (!wholeItemWrite(base, whole) || endings.put(whole, unfencedUntil) != EndingBatcher.Result.WRITTEN) {
+            // The conditional write diffs against the same image.
+            if (base != null) {
+                synchronized (known) {
+                    known.put(imageKey(storageKey, next.version()), base);
+                }
+            }
+            return write(next);
+        }
+        remember(storageKey, written, whole);
         return written;
     }
 

@@ -36,4 +36,13 @@ public interface LedgerStore {
      * @throws LedgerConflict when another writer got there first
      */
     LedgerRecord write(LedgerRecord next);
+
+    /**
+     * {@link #write} for the ending of a succeeded attempt whose writer holds the job's lease. While the lease holds no
+     * other writer changes the record, so a store may write it without the version condition (sharing a request with
+     * other jobs' endings) if the write leaves before {@code unfencedUntil}; after that it writes as {@link #write} does.
+     */
+    default LedgerRecord writeSucceeded(LedgerRecord next, java.time.Instant unfencedUntil) {
+        return write(next);
+    }
 }

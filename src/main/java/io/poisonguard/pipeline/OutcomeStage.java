@@ -10,6 +10,7 @@ import io.poisonguard.failure.FailureClass;
 import io.poisonguard.ledger.AttemptOutcome;
 import io.poisonguard.ledger.LedgerConflict;
 import io.poisonguard.ledger.JobKey;
+import io.poisonguard.ledger.JobState;
 import io.poisonguard.ledger.LedgerRecord;
 import io.poisonguard.ledger.LedgerStore;
 import io.poisonguard.ledger.StoreUnavailable;
@@ -101,7 +102,8 @@ public class OutcomeStage {
             Optional<LedgerRecord> durable;
             try {
                 // The attempt's effects go in the same write that ends it: no write of their own.
-                durable = record(d.next().withEffects(a.performed()), a.message());
+                // One whose heartbeat found the job taken over keeps its condition, and so finds the record not its own.
+                durable = record(d.next().withEffects(a.performed()), a.message(), running.takenOver() ? null : unfencedUntil(record));
             } catch (LedgerConflict lost) {
                 // Our lease ran out and another attempt took the job over: its outcome counts, not ours.
                 metrics.outcome(Outcome.LEFT_TO_REDELIVER, null);
@@ -131,7 +133,7 @@ public class OutcomeStage {
         Instant now = clock.instant();
         Disposition d = decisions.released(started, AttemptOutcome.ABANDONED, why, Duration.ZERO, now);
         try {
-            if (record(d.next(), m).isEmpty()) {
+            if (record(d.next(), m, null).isEmpty()) {
                 LOG.errorf("Job %s attempt %d: the ledger did not answer for %s; the copy is left to redeliver", started.jobId(),
                         started.attempt(), patience);
                 return;
@@ -150,16 +152,28 @@ public class OutcomeStage {
     }
 
     /**
+     * Until when the ending of {@code running}'s attempt may be written without its version condition: while at least
+     * half the lease is left (a renewal every heartbeat keeps a healthy attempt well inside it), so a writer paused or
+     * slowed between deciding and writing still writes before any other worker could take the job over.
+     */
+    private Instant unfencedUntil(LedgerRecord running) {
+        return running.leaseUntil() == null ? null : running.leaseUntil().minus(visibility.dividedBy(2));
+    }
+
+    /**
      * Makes {@code next} durable. While the ledger does not answer, keeps the message hidden and tries
      * again as the gate's probes allow, for at most {@code ledger-gate.outcome-patience}: the same
      * write, so one that landed without an answer is recognised by its token. Empty when patience ran out.
      */
-    private Optional<LedgerRecord> record(LedgerRecord intended, InboundMessage m) {
+    private Optional<LedgerRecord> record(LedgerRecord intended, InboundMessage m, Instant unfencedUntil) {
         Instant giveUp = clock.instant().plus(patience);
         LedgerRecord next = intended;
         while (true) {
             try {
-                return Optional.of(ledger.write(next));
+                // A success under a lease with a long way to run may share a request with other jobs' endings (see
+                // LedgerStore#writeSucceeded); once the record had to be read again, it is written on its version.
+                return Optional.of(unfencedUntil != null && next == intended && next.state() == JobState.SUCCEEDED
+                        ? ledger.writeSucceeded(next, unfencedUntil) : ledger.write(next));
             } catch (LedgerConflict conflict) {
                 // A renewal of our own lease may have landed without an answer (the heartbeat's write
                 // during an outage): if the stored record is still this attempt's, write on top of it.

@@ -21,8 +21,8 @@ import static org.junit.jupiter.api.Assertions.assertTrue;
 /**
  * Issue 11: a healthy message costs two DynamoDB writes, counted on the wire: the conditional create
  * (a PutItem) that starts its attempt (a first delivery reads nothing first) and the write that ends it,
- * which also records its completion notice: a put of the whole item on the condition of its version, the
- * item being well within one write unit. Before: two reads and four writes (two for the effect ledger).
+ * which also records its completion notice: a put of the whole item (well within one write unit) in a
+ * BatchWriteItem shared with other jobs' endings. Before: two reads and four writes (two for the effect ledger).
  */
 @QuarkusTest
 @TestProfile(HotPathCostTest.Profile.class)
@@ -63,9 +63,12 @@ class HotPathCostTest extends FlowTest {
                 .mapToLong(e -> e.getValue() - before.getOrDefault(e.getKey(), 0L)).sum());
 
         assertEquals(0, delta(before, after, "DynamoDb.GetItem"), "a first delivery reads nothing before its conditional create");
-        assertEquals(2 * JOBS, delta(before, after, "DynamoDb.PutItem"),
-                "one conditional put creates the job's item and starts its attempt, one ends it and records its notice"
-                        + " (no table of its own for effects)");
+        assertEquals(JOBS, delta(before, after, "DynamoDb.PutItem"), "one conditional put creates each job's item and starts its attempt");
+        // The ending (which records the notice: no table of its own for effects) goes in a BatchWriteItem shared with the
+        // jobs that end with it, while the attempt's lease has a long way to run: none fell back to a put of its own.
+        long endings = delta(before, after, "DynamoDb.BatchWriteItem");
+        System.out.println("[hot path] BatchWriteItem requests for " + JOBS + " endings: " + endings);
+        assertTrue(endings >= 1 && endings <= JOBS, endings + " BatchWriteItem requests for " + JOBS + " endings");
         assertEquals(0, delta(before, after, "DynamoDb.UpdateItem"), "a healthy job's item is small enough to be put whole");
         for (String id : ids) {
             LedgerRecord r = ledger.find(key(id)).orElseThrow();
