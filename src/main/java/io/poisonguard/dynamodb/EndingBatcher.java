@@ -23,7 +23,8 @@ import java.util.concurrent.locks.LockSupport;
  * it; while one is, the items gather behind it and the writer whose batch returns hands the turn to the head of
  * the queue. Under load batches leave fuller; a lone writer is not delayed.
  * <p>
- * An item goes only before its {@code sendBy}: one whose turn comes later is given back unsent, as is every
+ * An item goes only while its {@code sendBy} is at least {@link #SHORTEST_CALL} away, and its batch's call is bounded by
+ * the earliest send-by in it: one whose turn comes later is given back unsent, as is every
  * item of a batch that failed or that DynamoDB left unprocessed, and its writer writes it on its own with the
  * version condition (a batch that failed without an answer may have landed: the conditional write recognises
  * the item it finds as its own).
@@ -32,6 +33,8 @@ final class EndingBatcher {
     private static final org.jboss.logging.Logger LOG = org.jboss.logging.Logger.getLogger(EndingBatcher.class);
     /** The longest a batch's call may take, retries included (the client's own calls are bounded at 6 s). */
     static final Duration LONGEST_CALL = Duration.ofSeconds(5);
+    /** The shortest: an item whose send-by is nearer than this is not batched. */
+    static final Duration SHORTEST_CALL = Duration.ofMillis(500);
     /** How long a refused batch stops batching. */
     static final Duration REFUSED_PAUSE = Duration.ofMinutes(5);
     /** BatchWriteItem's limit. Every item here is within one write unit (1 KB), far from its 16 MB. */
@@ -109,6 +112,17 @@ final class EndingBatcher {
         boolean interrupted = false;
         try {
             while (mine.result == null) {
+                if (Thread.interrupted()) {
+                    interrupted = true;
+                    // Withdrawn while it still queues, it is known not to have been sent (and its writer does not lead a
+                    // batch the SDK would abort for everyone in it); once taken, its batch answers soon (a call bounded
+                    // below) and the wait goes on with the interrupt set aside.
+                    if (!mine.taken && queued.remove(mine)) {
+                        // It may have been woken to take a turn just given back: the turn passes to the next in line.
+                        handOff();
+                        return Result.NOT_SENT;
+                    }
+                }
                 // Only a writer whose item still queues takes a turn: one whose item is in a batch on the wire parks until
                 // it is answered (looping on a free turn, it would spin a carrier thread for the batch's round trip).
                 if (!mine.taken && turns.tryAcquire()) {
@@ -122,21 +136,13 @@ final class EndingBatcher {
                     continue;
                 }
                 LockSupport.park(this);
-                if (Thread.interrupted()) {
-                    interrupted = true;
-                    // Withdrawn while it still queues, it is known not to have been sent; once taken, its batch answers
-                    // soon (a call the SDK bounds) and the wait goes on with the interrupt set aside.
-                    if (!mine.taken && queued.remove(mine)) {
-                        // It may have been woken to take a turn just given back: the turn passes to the next in line.
-                        handOff();
-                        return Result.NOT_SENT;
-                    }
-                }
             }
             return mine.result;
         } catch (Error fatal) {
-            // Out of the batch this writer sent: its own item, if still queued behind it, is not sent for a writer gone.
+            // Out of the batch this writer sent: its own item, if still queued behind it, is not sent for a writer gone, and
+            // the turn it may have been handed passes on.
             queued.remove(mine);
+            handOff();
             throw fatal;
         } finally {
             if (interrupted) {
@@ -155,11 +161,17 @@ final class EndingBatcher {
         return queued.size();
     }
 
-    /** Wakes the writer at the head of the queue, if any, to take the turn just given back. */
+    /**
+     * Wakes the writer nearest the head of the queue, if any, to take the turn just given back: not this thread's own (a
+     * leader whose item queues behind its batch is busy with that batch).
+     */
     private void handOff() {
-        Entry head = queued.peek();
-        if (head != null) {
-            LockSupport.unpark(head.writer);
+        Thread me = Thread.currentThread();
+        for (Entry e : queued) {
+            if (e.writer != me) {
+                LockSupport.unpark(e.writer);
+                return;
+            }
         }
     }
 
@@ -172,11 +184,15 @@ final class EndingBatcher {
         List<Entry> batch = new ArrayList<>(MAX_ITEMS);
         try {
             Instant now = clock.instant();
+            // The last moment an item may be taken: one whose send-by is nearer would have its batch's call bounded by a
+            // timeout too short to mean anything (the SDK counts whole milliseconds, and takes 0 for none at all).
+            Instant cutoff = now.plus(SHORTEST_CALL);
+            boolean refused = refusedUntil != 0 && now.toEpochMilli() < refusedUntil;
             Instant earliest = null;
             Entry e;
             while (batch.size() < MAX_ITEMS && (e = queued.poll()) != null) {
                 e.taken = true;
-                if (now.isBefore(e.sendBy)) {
+                if (!refused && !e.sendBy.isBefore(cutoff)) {
                     batch.add(e);
                     earliest = earliest == null || e.sendBy.isBefore(earliest) ? e.sendBy : earliest;
                 } else {

@@ -85,6 +85,18 @@ class SucceededEndingFenceTest {
     }
 
     @Test
+    void theTimeIsCountedFromTheNewestLeaseTheWorkerWrote() {
+        Running running = running("job-4");
+        // A heartbeat renewed the lease at T0+20s: until T0+80s.
+        running.record(running.record().withLease("w1", T0.plusSeconds(80)));
+        clock.now = T0.plusSeconds(25);
+
+        outcomes.settle(ended(running, new AttemptResult.Succeeded()));
+
+        assertEquals(List.of("SUCCEEDED unfenced until " + T0.plusSeconds(50)), ledger.asked);
+    }
+
+    @Test
     void aSuccessTheHeartbeatFoundTakenOverKeepsItsCondition() {
         Running running = running("job-2");
         running.takenOver(true);
