@@ -154,22 +154,7 @@ class EndingBatcherTest {
                     new IllegalStateException("not authorized to perform: dynamodb:BatchWriteItem"));
         });
         java.util.concurrent.atomic.AtomicLong millis = new java.util.concurrent.atomic.AtomicLong(NOW.toEpochMilli());
-        Clock moving = new Clock() {
-            @Override
-            public java.time.ZoneId getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(java.time.ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return Instant.ofEpochMilli(millis.get());
-            }
-        };
+        Clock moving = io.poisonguard.testing.Clocks.reading(() -> Instant.ofEpochMilli(millis.get()));
         EndingBatcher batcher = new EndingBatcher(refused.wire(), "jobId", moving, 1);
 
         assertEquals(EndingBatcher.Result.FAILED, batcher.put(item("a"), NOW.plusSeconds(600)));

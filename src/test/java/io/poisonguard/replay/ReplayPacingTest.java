@@ -5,7 +5,6 @@ import org.junit.jupiter.api.Test;
 import java.time.Clock;
 import java.time.Duration;
 import java.time.Instant;
-import java.time.ZoneOffset;
 import java.util.concurrent.atomic.AtomicInteger;
 import java.util.stream.LongStream;
 
@@ -69,24 +68,8 @@ class ReplayPacingTest {
     void aCountThatStaysTakenGivesUpAfterTheLongestWait() throws InterruptedException {
         AtomicInteger asked = new AtomicInteger();
         // A clock that moves 10 s each time it is read: the 30 s wait passes in a few reads.
-        Clock fast = new Clock() {
-            private final AtomicInteger reads = new AtomicInteger();
-
-            @Override
-            public ZoneOffset getZone() {
-                return ZoneOffset.UTC;
-            }
-
-            @Override
-            public Clock withZone(java.time.ZoneId zone) {
-                return this;
-            }
-
-            @Override
-            public Instant instant() {
-                return Instant.ofEpochSecond(START).plus(Duration.ofSeconds(10L * reads.getAndIncrement()));
-            }
-        };
+        AtomicInteger reads = new AtomicInteger();
+        Clock fast = io.poisonguard.testing.Clocks.reading(() -> Instant.ofEpochSecond(START).plus(Duration.ofSeconds(10L * reads.getAndIncrement())));
         ReplayPacing pacing = new ReplayPacing(1000, (second, limit, forget) -> {
             asked.incrementAndGet();
             return false;
