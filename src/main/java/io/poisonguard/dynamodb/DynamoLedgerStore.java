@@ -216,8 +216,13 @@ public final class DynamoLedgerStore implements LedgerStore {
         if (stored.state() != null && stored.state().next().isEmpty()) {
             return;
         }
+        keepImage(storageKey, stored.version(), image);
+    }
+
+    /** Keeps {@code image} as the stored item at {@code version}, the base a next write on that version diffs against. */
+    private void keepImage(String storageKey, long version, Map<String, AttributeValue> image) {
         synchronized (known) {
-            known.put(imageKey(storageKey, stored.version()), image);
+            known.put(imageKey(storageKey, version), image);
         }
     }
 
@@ -350,9 +355,7 @@ public final class DynamoLedgerStore implements LedgerStore {
         if (!wholeItemWrite(base, whole) || endings.put(whole, unfencedUntil) != EndingBatcher.Result.WRITTEN) {
             // The conditional write diffs against the same image.
             if (base != null) {
-                synchronized (known) {
-                    known.put(imageKey(storageKey, next.version()), base);
-                }
+                keepImage(storageKey, next.version(), base);
             }
             return write(next);
         }
