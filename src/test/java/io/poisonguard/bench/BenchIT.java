@@ -106,16 +106,21 @@ class BenchIT {
             // The emulators are warmed once, unmeasured, so the first consumer measured does not pay for their warm-up.
             int top0 = concurrencies.get(concurrencies.size() - 1);
             int emulatorWarmup = Math.min(3000, Math.max(warmup, 1000));
-            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, 0, true);
-            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, 0, false);
+            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, 0, NaiveConsumer.Mode.IDEMPOTENT);
+            runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "emulator warm-up", top0, emulatorWarmup, 0, 0, NaiveConsumer.Mode.NAIVE);
             for (int round = 1; round <= rounds; round++) {
                 for (int c : concurrencies) {
                     List<java.util.concurrent.Callable<Result>> runs = new ArrayList<>();
                     if (consumers.contains("naive")) {
-                        runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, warmup, false));
+                        runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, warmup, NaiveConsumer.Mode.NAIVE));
                     }
                     if (consumers.contains("idempotent-naive")) {
-                        runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup, true));
+                        runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup,
+                                NaiveConsumer.Mode.IDEMPOTENT));
+                    }
+                    if (consumers.contains("ledger-floor")) {
+                        runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "ledger-floor", c, jobs, warmup,
+                                NaiveConsumer.Mode.LEDGER_FLOOR));
                     }
                     if (consumers.contains("poison-guard")) {
                         runs.add(() -> runService(emulators, sqs, dynamo, "poison-guard", c, jobs, warmup, 0, options("bench.service-options"),
@@ -354,24 +359,24 @@ class BenchIT {
     }
 
     private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo, String name,
-                                   int concurrency, int jobs, int warmup, boolean idempotent) throws Exception {
-        return runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, name, concurrency, jobs, warmup, WARMUP_MAX, idempotent);
+                                   int concurrency, int jobs, int warmup, NaiveConsumer.Mode mode) throws Exception {
+        return runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, name, concurrency, jobs, warmup, WARMUP_MAX, mode);
     }
 
     private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo, String name,
-                                   int concurrency, int jobs, int warmup, int maxWarmup, boolean idempotent) throws Exception {
+                                   int concurrency, int jobs, int warmup, int maxWarmup, NaiveConsumer.Mode mode) throws Exception {
         Names names = new Names("bn" + UUID.randomUUID().toString().substring(0, 8));
         try {
-            return runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, names, name, concurrency, jobs, warmup, maxWarmup, idempotent);
+            return runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, names, name, concurrency, jobs, warmup, maxWarmup, mode);
         } finally {
             discard(sqs, dynamo, names);
         }
     }
 
     private static Result runNaive(Emulators emulators, SqsClient sqs, DynamoDbClient dynamo, SqsClient countedSqs, DynamoDbClient countedDynamo,
-                                   Names names, String name, int concurrency, int jobs, int warmup, int maxWarmup, boolean idempotent) throws Exception {
+                                   Names names, String name, int concurrency, int jobs, int warmup, int maxWarmup, NaiveConsumer.Mode mode) throws Exception {
         String table = null;
-        if (idempotent) {
+        if (mode.writes()) {
             table = names.prefix() + "-idempotency";
             String t = table;
             dynamo.createTable(b -> b.tableName(t).billingMode(BillingMode.PAY_PER_REQUEST)
@@ -386,7 +391,7 @@ class BenchIT {
         if (!Boolean.getBoolean("bench.in-process-baselines")) {
             // Like poison-guard, the baseline is a fresh JVM of its own (same heap, same warm-up backlog), and its CPU is
             // the whole process's: neither side is measured on a JVM the other has warmed.
-            try (BaselineProcess p = BaselineProcess.start(emulators, jobsUrl, noticesUrl, table, concurrency, name)) {
+            try (BaselineProcess p = BaselineProcess.start(emulators, jobsUrl, noticesUrl, table, concurrency, name, mode)) {
                 WarmUp warmed = warmUp(sqs, noticesUrl, backlog, p.pid(), warmup, maxWarmup);
                 long from = System.currentTimeMillis();
                 Map<String, Long> before = p.counts();
@@ -397,7 +402,7 @@ class BenchIT {
             }
         }
         // -Dbench.in-process-baselines=true: the earlier method, the baseline's threads inside this (long-warmed) JVM.
-        NaiveConsumer consumer = new NaiveConsumer(countedSqs, countedDynamo, jobsUrl, noticesUrl, table);
+        NaiveConsumer consumer = new NaiveConsumer(countedSqs, countedDynamo, jobsUrl, noticesUrl, table, mode);
         List<Thread> threads = consumer.start(concurrency);
         awaitNotices(sqs, noticesUrl, warmup, Duration.ofMinutes(10));
         // The measured window starts here.
@@ -605,7 +610,8 @@ class BenchIT {
             this.in = process.outputWriter(StandardCharsets.UTF_8);
         }
 
-        static BaselineProcess start(Emulators emulators, String jobsUrl, String noticesUrl, String table, int threads, String name) throws IOException {
+        static BaselineProcess start(Emulators emulators, String jobsUrl, String noticesUrl, String table, int threads, String name,
+                                     NaiveConsumer.Mode mode) throws IOException {
             Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
             List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
             cmd.addAll(CONSUMER_JVM);
@@ -615,7 +621,8 @@ class BenchIT {
                         + JFR_SETTINGS);
             }
             cmd.addAll(List.of("-cp", System.getProperty("java.class.path"), NaiveConsumer.class.getName(),
-                    emulators.sqsEndpoint(), emulators.dynamoEndpoint(), jobsUrl, noticesUrl, table == null ? "-" : table, Integer.toString(threads)));
+                    emulators.sqsEndpoint(), emulators.dynamoEndpoint(), jobsUrl, noticesUrl, table == null ? "-" : table, Integer.toString(threads),
+                    mode.label));
             return new BaselineProcess(new ProcessBuilder(cmd)
                     .redirectError(logs.resolve(name.replace(' ', '-') + "-" + threads + ".err").toFile()).start());
         }

@@ -143,7 +143,11 @@ final class BenchReport {
                 + "; throughput ratio to naive " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("poison-guard@"))
                 .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "))
                 + " vs idempotent-naive " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("idempotent-naive@"))
-                .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "));
+                .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "))
+                + (ratios.keySet().stream().anyMatch(k -> k.startsWith("ledger-floor@"))
+                        ? " vs ledger-floor " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("ledger-floor@"))
+                        .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "))
+                        : "");
         b.append('\n').append(verdict).append('\n');
         return b.toString();
     }

@@ -27,6 +27,21 @@ class BenchReportTest {
     }
 
     @Test
+    void theLedgerFloorIsAnotherRowWithItsRatioInTheVerdictLineAndTakesNoPartInTheVerdict() {
+        String report = BenchReport.render(List.of(
+                run("naive", 8, 2000), run("ledger-floor", 8, 1420), run("poison-guard", 8, 800)), 1000, 1000, 1, false);
+
+        assertTrue(report.lines().anyMatch(l -> l.startsWith("ledger-floor ") && l.trim().split("\\s+")[1].equals("8")
+                && l.trim().split("\\s+")[3].equals("0.71")), report);
+        // poison-guard's 0.40 fails the line whatever the floor does; the floor's ratio is printed beside idempotent-naive's.
+        assertTrue(report.contains("VERDICT: FAIL (throughput 0.40 of naive at 8 (target 0.45)"), report);
+        assertTrue(report.contains(" vs ledger-floor 8:0.71"), report);
+        // Without the floor in the run, the verdict line does not name it.
+        String without = BenchReport.render(List.of(run("naive", 8, 2000), run("poison-guard", 8, 800)), 1000, 1000, 1, false);
+        assertFalse(without.contains("ledger-floor"), without);
+    }
+
+    @Test
     void aWarmUpThatEndedBetweenTwoBurstsOfCompilingCannotMakeAPassEither() {
         // Both warm-ups ended on two quiet steps, yet the JIT took 12% of naive's CPU in the window.
         String report = BenchReport.render(List.of(

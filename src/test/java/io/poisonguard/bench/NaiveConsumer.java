@@ -7,10 +7,14 @@ import io.poisonguard.example.permit.SimulatedRecordsProvider;
 import software.amazon.awssdk.services.dynamodb.DynamoDbClient;
 import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
 import software.amazon.awssdk.services.dynamodb.model.ConditionalCheckFailedException;
+import software.amazon.awssdk.services.dynamodb.model.PutRequest;
+import software.amazon.awssdk.services.dynamodb.model.WriteRequest;
 import software.amazon.awssdk.services.sqs.SqsClient;
 import software.amazon.awssdk.services.sqs.model.DeleteMessageBatchRequestEntry;
 import software.amazon.awssdk.services.sqs.model.Message;
 import software.amazon.awssdk.services.sqs.model.MessageAttributeValue;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchRequestEntry;
+import software.amazon.awssdk.services.sqs.model.SendMessageBatchResponse;
 
 import java.lang.management.ManagementFactory;
 import java.lang.management.ThreadMXBean;
@@ -26,8 +30,14 @@ import java.util.concurrent.atomic.AtomicBoolean;
  * simulated permit-records for its standing, render the report, digest it, compose the notice), then send
  * the notice with the attributes poison-guard's carries (job id, tenant, job type). {@code naive} receives,
  * handles, sends the notice and batch-deletes; {@code idempotent} adds what an idempotency library costs, a
- * conditional put before the work and an update after it, on a table of its own. {@code threads} loops, each
- * receiving up to 10 messages at a time, so at most {@code threads} messages are handled at once.
+ * conditional put before the work and an update after it, on a table of its own. {@code ledger-floor} is the cheapest
+ * consumer that keeps the two writes poison-guard's invariants need: a conditional put before each message's work (the
+ * attempt durable before the handler runs), and after the receive's messages are handled, their notices in one
+ * {@code SendMessageBatch}, then their completions in one {@code BatchWriteItem} (each recorded only once its notice was
+ * accepted), then one {@code DeleteMessageBatch}. It keeps no lease, history, classes or effects: it is the floor under
+ * any consumer that writes an attempt before its handler and its end after it, not a consumer anyone should run.
+ * {@code threads} loops, each receiving up to 10 messages at a time, so at most {@code threads} messages are handled at
+ * once.
  */
 final class NaiveConsumer {
     private static final ObjectMapper JSON = new ObjectMapper();
@@ -37,15 +47,45 @@ final class NaiveConsumer {
     private final String jobsUrl;
     private final String noticesUrl;
     private final String idempotencyTable;
+    private final Mode mode;
     private final AtomicBoolean stop = new AtomicBoolean();
 
-    /** {@code idempotencyTable} null: the plain naive consumer. */
-    NaiveConsumer(SqsClient sqs, DynamoDbClient dynamo, String jobsUrl, String noticesUrl, String idempotencyTable) {
+    /** The baselines. */
+    enum Mode {
+        NAIVE("naive"), IDEMPOTENT("idempotent-naive"), LEDGER_FLOOR("ledger-floor");
+
+        final String label;
+
+        Mode(String label) {
+            this.label = label;
+        }
+
+        /** Whether the baseline writes DynamoDB (and so needs a table of its own). */
+        boolean writes() {
+            return this != NAIVE;
+        }
+
+        static Mode of(String label) {
+            for (Mode m : values()) {
+                if (m.label.equals(label)) {
+                    return m;
+                }
+            }
+            throw new IllegalArgumentException("no baseline named " + label);
+        }
+    }
+
+    /** {@code idempotencyTable}: the table of a baseline that writes DynamoDB, null for the plain naive one. */
+    NaiveConsumer(SqsClient sqs, DynamoDbClient dynamo, String jobsUrl, String noticesUrl, String idempotencyTable, Mode mode) {
+        if (mode.writes() != (idempotencyTable != null)) {
+            throw new IllegalArgumentException(mode.label + " with table " + idempotencyTable);
+        }
         this.sqs = sqs;
         this.dynamo = dynamo;
         this.jobsUrl = jobsUrl;
         this.noticesUrl = noticesUrl;
         this.idempotencyTable = idempotencyTable;
+        this.mode = mode;
     }
 
     List<Thread> start(int threads) {
@@ -82,6 +122,10 @@ final class NaiveConsumer {
             if (batch.isEmpty()) {
                 continue;
             }
+            if (mode == Mode.LEDGER_FLOOR) {
+                floor(batch);
+                continue;
+            }
             List<DeleteMessageBatchRequestEntry> done = new ArrayList<>();
             for (Message m : batch) {
                 handle(m);
@@ -93,7 +137,7 @@ final class NaiveConsumer {
 
     private void handle(Message m) {
         String jobId = m.messageAttributes().get("job-id").stringValue();
-        if (idempotencyTable != null) {
+        if (mode == Mode.IDEMPOTENT) {
             try {
                 claim(dynamo, idempotencyTable, jobId);
             } catch (ConditionalCheckFailedException seen) {
@@ -105,8 +149,57 @@ final class NaiveConsumer {
         Map<String, MessageAttributeValue> in = m.messageAttributes();
         sqs.sendMessage(b -> b.queueUrl(noticesUrl).messageBody(notice).messageAttributes(Map.of(
                 "job-id", in.get("job-id"), "tenant", in.get("tenant"), "job-type", in.get("job-type"))));
-        if (idempotencyTable != null) {
+        if (mode == Mode.IDEMPOTENT) {
             complete(dynamo, idempotencyTable, jobId);
+        }
+    }
+
+    /**
+     * The ledger floor's handling of one receive: each message's claim before its work, then the notices of those that ran
+     * in one batch, the completions of those whose notice was accepted in one batch write, and one delete of the lot (a
+     * copy whose claim failed is a duplicate: deleted unrun).
+     */
+    private void floor(List<Message> batch) {
+        List<SendMessageBatchRequestEntry> notices = new ArrayList<>();
+        List<String> ran = new ArrayList<>();
+        java.util.Set<String> unsent = new java.util.HashSet<>();
+        for (Message m : batch) {
+            String jobId = m.messageAttributes().get("job-id").stringValue();
+            try {
+                claim(dynamo, idempotencyTable, jobId);
+            } catch (ConditionalCheckFailedException seen) {
+                continue;
+            }
+            Map<String, MessageAttributeValue> in = m.messageAttributes();
+            notices.add(SendMessageBatchRequestEntry.builder().id("n" + notices.size()).messageBody(work(jobId, m)).messageAttributes(Map.of(
+                    "job-id", in.get("job-id"), "tenant", in.get("tenant"), "job-type", in.get("job-type"))).build());
+            ran.add(jobId);
+        }
+        if (!notices.isEmpty()) {
+            SendMessageBatchResponse sent = sqs.sendMessageBatch(b -> b.queueUrl(noticesUrl).entries(notices));
+            // A refused notice's job is not completed and its copy is kept, to come back.
+            sent.failed().forEach(f -> unsent.add(ran.get(Integer.parseInt(f.id().substring(1)))));
+            List<WriteRequest> completions = new ArrayList<>();
+            for (var ok : sent.successful()) {
+                String jobId = ran.get(Integer.parseInt(ok.id().substring(1)));
+                completions.add(WriteRequest.builder().putRequest(PutRequest.builder().item(Map.of("jobId", AttributeValue.fromS(jobId),
+                        "status", AttributeValue.fromS("COMPLETED"))).build()).build());
+            }
+            if (!completions.isEmpty()) {
+                var left = dynamo.batchWriteItem(b -> b.requestItems(Map.of(idempotencyTable, completions))).unprocessedItems();
+                if (!left.isEmpty()) {
+                    dynamo.batchWriteItem(b -> b.requestItems(left));
+                }
+            }
+        }
+        List<DeleteMessageBatchRequestEntry> done = new ArrayList<>();
+        for (Message m : batch) {
+            if (!unsent.contains(m.messageAttributes().get("job-id").stringValue())) {
+                done.add(DeleteMessageBatchRequestEntry.builder().id("d" + done.size()).receiptHandle(m.receiptHandle()).build());
+            }
+        }
+        if (!done.isEmpty()) {
+            sqs.deleteMessageBatch(b -> b.queueUrl(jobsUrl).entries(done));
         }
     }
 
@@ -125,13 +218,16 @@ final class NaiveConsumer {
 
     /**
      * Runs a baseline as a process of its own, as poison-guard runs: {@code sqsEndpoint dynamoEndpoint jobsUrl
-     * noticesUrl table|- threads}. Reads commands on standard input: {@code counts} prints one line
+     * noticesUrl table|- threads [mode]}, mode a {@link Mode}'s label (by default naive without a table, idempotent-naive
+     * with one). Reads commands on standard input: {@code counts} prints one line
      * {@code counts service.Operation=n,...} (requests put on the wire so far); {@code stop} or the end of
      * input stops the threads and exits.
      */
     public static void main(String[] args) throws Exception {
         try (SqsClient sqs = BenchIT.counted(SqsClient.builder(), args[0]); DynamoDbClient dynamo = BenchIT.counted(DynamoDbClient.builder(), args[1])) {
-            NaiveConsumer consumer = new NaiveConsumer(sqs, dynamo, args[2], args[3], "-".equals(args[4]) ? null : args[4]);
+            String table = "-".equals(args[4]) ? null : args[4];
+            Mode mode = args.length > 6 ? Mode.of(args[6]) : table == null ? Mode.NAIVE : Mode.IDEMPOTENT;
+            NaiveConsumer consumer = new NaiveConsumer(sqs, dynamo, args[2], args[3], table, mode);
             List<Thread> threads = consumer.start(Integer.parseInt(args[5]));
             java.io.BufferedReader in = new java.io.BufferedReader(new java.io.InputStreamReader(System.in, StandardCharsets.UTF_8));
             for (String line = in.readLine(); line != null && !line.equals("stop"); line = in.readLine()) {
