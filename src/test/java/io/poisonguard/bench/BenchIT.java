@@ -111,16 +111,10 @@ class BenchIT {
             for (int round = 1; round <= rounds; round++) {
                 for (int c : concurrencies) {
                     List<java.util.concurrent.Callable<Result>> runs = new ArrayList<>();
-                    if (consumers.contains("naive")) {
-                        runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "naive", c, jobs, warmup, NaiveConsumer.Mode.NAIVE));
-                    }
-                    if (consumers.contains("idempotent-naive")) {
-                        runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "idempotent-naive", c, jobs, warmup,
-                                NaiveConsumer.Mode.IDEMPOTENT));
-                    }
-                    if (consumers.contains("ledger-floor")) {
-                        runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, "ledger-floor", c, jobs, warmup,
-                                NaiveConsumer.Mode.LEDGER_FLOOR));
+                    for (NaiveConsumer.Mode mode : NaiveConsumer.Mode.values()) {
+                        if (consumers.contains(mode.label)) {
+                            runs.add(() -> runNaive(emulators, sqs, dynamo, countedSqs, countedDynamo, mode.label, c, jobs, warmup, mode));
+                        }
                     }
                     if (consumers.contains("poison-guard")) {
                         runs.add(() -> runService(emulators, sqs, dynamo, "poison-guard", c, jobs, warmup, 0, options("bench.service-options"),

@@ -140,16 +140,17 @@ final class BenchReport {
                 : fixed ? "VERDICT: PASS (fixed warm-ups, the JIT not waited for)" : "VERDICT: PASS")
                 + " poison-guard DynamoDB requests per healthy message " + pgDynamo.values().stream().map(BenchIT::fmt).collect(Collectors.joining("/"))
                 + "; messages per receive " + perReceive
-                + "; throughput ratio to naive " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("poison-guard@"))
-                .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "))
-                + " vs idempotent-naive " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("idempotent-naive@"))
-                .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "))
-                + (ratios.keySet().stream().anyMatch(k -> k.startsWith("ledger-floor@"))
-                        ? " vs ledger-floor " + ratios.entrySet().stream().filter(r -> r.getKey().startsWith("ledger-floor@"))
-                        .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "))
-                        : "");
+                + "; throughput ratio to naive " + ratiosOf(ratios, "poison-guard")
+                + " vs idempotent-naive " + ratiosOf(ratios, "idempotent-naive")
+                + (ratios.keySet().stream().anyMatch(k -> k.startsWith("ledger-floor@")) ? " vs ledger-floor " + ratiosOf(ratios, "ledger-floor") : "");
         b.append('\n').append(verdict).append('\n');
         return b.toString();
+    }
+
+    /** {@code consumer}'s ratios to naive, by concurrency ({@code 32:0.44 8:0.33}). */
+    private static String ratiosOf(Map<String, Double> ratios, String consumer) {
+        return ratios.entrySet().stream().filter(r -> r.getKey().startsWith(consumer + "@"))
+                .map(r -> r.getKey().substring(r.getKey().indexOf('@') + 1) + ":" + fmt(r.getValue())).collect(Collectors.joining(" "));
     }
 
     /** The runs the verdict is taken on: naive's (every ratio's denominator) and poison-guard's clean ones. */
