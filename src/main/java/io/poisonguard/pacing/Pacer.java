@@ -124,17 +124,24 @@ public final class Pacer {
 
     /** Goes at once when no one waits and the next call may go now; false (nothing taken) otherwise. */
     private boolean goNow() {
-        while (waiting.get() == 0) {
-            long now = time.nanoTime();
+        return waiting.get() == 0 && tryGo(time.nanoTime()) == 0;
+    }
+
+    /**
+     * Goes if a call may go at {@code now}: 0 then, the due time moved on. Otherwise, nothing taken, how long until one
+     * may.
+     */
+    private long tryGo(long now) {
+        while (true) {
             long next = due.get();
-            if (now - (next - toleranceNanos) < 0) {
-                return false;
+            long early = now - (next - toleranceNanos);
+            if (early < 0) {
+                return -early;
             }
             if (due.compareAndSet(next, Math.max(now, next) + intervalNanos)) {
-                return true;
+                return 0;
             }
         }
-        return false;
     }
 
     /**
@@ -144,18 +151,14 @@ public final class Pacer {
     private boolean waitForTurn(long until) throws InterruptedException {
         while (true) {
             long now = time.nanoTime();
-            long next = due.get();
-            long goAt = next - toleranceNanos;
-            if (now - goAt >= 0) {
-                if (due.compareAndSet(next, Math.max(now, next) + intervalNanos)) {
-                    return true;
-                }
-                continue;
+            long wait = tryGo(now);
+            if (wait == 0) {
+                return true;
             }
-            if (until != Long.MAX_VALUE && goAt - until > 0) {
+            if (until != Long.MAX_VALUE && now + wait - until > 0) {
                 return false;
             }
-            time.sleepNanos(goAt - now);
+            time.sleepNanos(wait);
         }
     }
 }
