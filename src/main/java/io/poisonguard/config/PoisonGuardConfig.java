@@ -155,10 +155,11 @@ public interface PoisonGuardConfig {
          * How a ledger item is written. Both formats are always read, and an item is rewritten in the configured
          * one on its job's next write. {@code compact} keeps only the version, the expiry and the history as
          * attributes of their own and the rest of the record as one JSON string: the table does less work per
-         * write. A release from before the compact format cannot read its items, so the default stays
-         * {@code attributes} until no release a fleet may roll back to predates it (see the README's Known limits).
+         * write, which is the default. A release from before the compact format (2026-12-05) cannot read its
+         * items: a fleet upgrading from one, or that may roll back to one, sets {@code attributes} until it cannot
+         * (see the README's Known limits).
          */
-        @WithDefault("attributes")
+        @WithDefault("compact")
         ItemFormat itemFormat();
 
         /**

@@ -248,12 +248,20 @@ class BenchIT {
     /** Jobs a warm-up is extended by at a time, and over which its JIT's share is measured. */
     static final int SETTLE_STEP = Integer.getInteger("bench.settle-step", 3000);
     /**
-     * A consumer whose JIT compiler threads used less than this share of its CPU over each of the last two steps has
-     * settled. One step was not enough (until 2026-12-05): compiling comes in bursts, and a step of 3000 jobs lasts under
-     * three seconds, so a warm-up could end on a quiet step with the compiler still at 12-17% of the window that followed
-     * (a flight recording of one such run: 36.8 s of compile time when the window opened, 38.1 s once it settled).
+     * A consumer whose JIT compiler threads used less than this share of its CPU over each of the last
+     * {@link #SETTLE_STEPS} steps has settled. One step was not enough (until 2026-12-05): compiling comes in bursts, and a
+     * step of 3000 jobs lasts under three seconds, so a warm-up could end on a quiet step with the compiler still at 12-17%
+     * of the window that followed (a flight recording of one such run: 36.8 s of compile time when the window opened,
+     * 38.1 s once it settled).
      */
     static final double SETTLE_JIT = Double.parseDouble(System.getProperty("bench.settle-jit", "0.10"));
+    /**
+     * How many quiet steps in a row end a warm-up. Two were not enough either (until 2026-12-07): naive's compiling
+     * comes in bursts of a step at 27-34% between pairs of quiet ones (7% and 6%, 5% and 4%, 2% and 5%), and such a
+     * pair ended six of its warm-ups in one session; naive at 32 stopped at 15000 and 18000 jobs on two steps just
+     * under the line and ran about half its settled rate in the window (twenty-eighth table).
+     */
+    static final int SETTLE_STEPS = Integer.getInteger("bench.settle-steps", 3);
     /**
      * The longest warm-up, settled or not. It was 60000 until 2026-12-05, when naive at 8 was found to reach it in every
      * run still compiling (its JIT 15-43% of its CPU over each step from 15000 to 99000 jobs), so the denominator of every
@@ -286,9 +294,24 @@ class BenchIT {
     static final double WINDOW_SECONDS = Double.parseDouble(System.getProperty("bench.window-seconds", "10"));
 
     /**
+     * Whether a warm-up whose steps' JIT shares (oldest first) are {@code shares} has settled: each of the last
+     * {@code steps} under {@code line}. A step whose share could not be read (NaN: no compiler counters) counts as
+     * settled, so a JVM without them is warmed its fixed count only.
+     */
+    static boolean quiet(List<Double> shares, int steps, double line) {
+        if (!shares.isEmpty() && Double.isNaN(shares.get(shares.size() - 1))) {
+            return true;
+        }
+        if (shares.size() < steps) {
+            return false;
+        }
+        return shares.subList(shares.size() - steps, shares.size()).stream().allMatch(s -> s < line);
+    }
+
+    /**
      * Drains at least {@code warmup} jobs, then {@link #SETTLE_STEP} more at a time (each added behind the backlog, so the
      * window still starts on a full one) until the consumer's JIT compiler threads used under {@link #SETTLE_JIT} of its
-     * CPU over each of the last two steps, or {@code max} jobs. A fixed count measures each consumer at a different point of its
+     * CPU over each of the last {@link #SETTLE_STEPS} steps, or {@code max} jobs. A fixed count measures each consumer at a different point of its
      * compiling: the larger the code path, the more of the window goes to the compiler. Returns the jobs drained.
      * <p>
      * It also sizes the window by time ({@link #WINDOW_SECONDS}): from a few steps before the warm-up ends, it times each
@@ -313,7 +336,7 @@ class BenchIT {
         long at = System.nanoTime();
         double compiler = compilerMs(pid);
         double cpu = cpuMs(pid);
-        double previous = Double.NaN;
+        List<Double> shares = new ArrayList<>();
         while (true) {
             done += step;
             awaitNotices(sqs, noticesUrl, backlog.notices(done), Duration.ofMinutes(10));
@@ -327,11 +350,11 @@ class BenchIT {
                 System.out.printf(Locale.ROOT, "[bench] warm-up: %d jobs, the JIT %.0f%% of the consumer's CPU over the last %d (%.0f jobs/s)%n",
                         done, share * 100, step, rate);
             }
-            boolean quiet = Double.isNaN(share) || share < SETTLE_JIT && previous < SETTLE_JIT;
+            shares.add(share);
+            boolean quiet = quiet(shares, SETTLE_STEPS, SETTLE_JIT);
             if (warm && (!settle || quiet || done + step > max)) {
                 return new WarmUp(done, !settle ? Warmth.FIXED : quiet ? Warmth.SETTLED : Warmth.CAPPED);
             }
-            previous = share;
             int topUp = timed ? windowTopUp(window, rate) : 0;
             window += topUp;
             if (topUp > 0 || warm) {

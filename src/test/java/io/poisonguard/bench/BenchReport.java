@@ -36,7 +36,7 @@ final class BenchReport {
                 .append(BenchIT.WINDOW_SECONDS > 0 ? String.format(java.util.Locale.ROOT, " or as many as the consumer drains in %.0f s (each window sized by time)", BenchIT.WINDOW_SECONDS) : "")
                 .append(", measured after a warm-up of at least ")
                 .append(warmup).append(" jobs (extended ").append(BenchIT.SETTLE_STEP).append(" at a time, up to ").append(BenchIT.WARMUP_MAX)
-                .append(", until the consumer's JIT used under ").append(Math.round(BenchIT.SETTLE_JIT * 100)).append("% of its CPU over each of the last two ")
+                .append(", until the consumer's JIT used under ").append(Math.round(BenchIT.SETTLE_JIT * 100)).append("% of its CPU over each of the last ").append(BenchIT.SETTLE_STEPS).append(" ")
                 .append(BenchIT.SETTLE_STEP).append("), ").append(rounds)
                 .append(" interleaved rounds (every other one in reverse order), medians; requests counted on the wire\n\n");
         String header = String.format("%-28s %5s %8s %6s %10s %10s %8s %6s %9s %9s %8s %8s %8s", "consumer", "conc", "msgs/s", "ratio",
@@ -160,7 +160,7 @@ final class BenchReport {
 
     /**
      * The judged consumers whose warm-up reached its cap with the JIT still busy, or whose JIT was still at or above the
-     * settle line in the window after a warm-up that ended on two quiet steps. A run still compiling is slower than
+     * settle line in the window after a warm-up that ended on its quiet steps. A run still compiling is slower than
      * the same consumer settled (naive at 8 was 15-43% JIT at 60000 jobs, and settled 81000-120000 jobs in at 0.20 ms of
      * CPU per message against 0.27-0.37): taken as naive it flatters every ratio, taken as poison-guard it understates
      * it, so neither a pass nor a near miss can rest on one.

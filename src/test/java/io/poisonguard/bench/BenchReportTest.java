@@ -43,7 +43,7 @@ class BenchReportTest {
 
     @Test
     void aWarmUpThatEndedBetweenTwoBurstsOfCompilingCannotMakeAPassEither() {
-        // Both warm-ups ended on two quiet steps, yet the JIT took 12% of naive's CPU in the window.
+        // Both warm-ups ended on their quiet steps, yet the JIT took 12% of naive's CPU in the window.
         String report = BenchReport.render(List.of(
                 run("naive", 32, 2000, BenchIT.Warmth.SETTLED, 0.12), run("poison-guard", 32, 1000),
                 run("poison-guard", 32, 1000), run("naive", 32, 2000, BenchIT.Warmth.SETTLED, 0.12)), 1000, 1000, 2, false);

@@ -187,10 +187,10 @@ class SettingsTest {
     }
 
     @Test
-    void theLedgerItemFormatIsAttributesByDefaultOrCompactAndAMisspellingRefusesToBootNamingIt() {
-        assertEquals(PoisonGuardConfig.Ledger.ItemFormat.ATTRIBUTES, defaults().build().ledger().itemFormat());
-        assertEquals(PoisonGuardConfig.Ledger.ItemFormat.COMPACT,
-                defaults().set("poison-guard.ledger.item-format", "compact").build().ledger().itemFormat());
+    void theLedgerItemFormatIsCompactByDefaultOrAttributesAndAMisspellingRefusesToBootNamingIt() {
+        assertEquals(PoisonGuardConfig.Ledger.ItemFormat.COMPACT, defaults().build().ledger().itemFormat());
+        assertEquals(PoisonGuardConfig.Ledger.ItemFormat.ATTRIBUTES,
+                defaults().set("poison-guard.ledger.item-format", "attributes").build().ledger().itemFormat());
         RuntimeException e = assertThrows(RuntimeException.class,
                 () -> defaults().set("poison-guard.ledger.item-format", "compakt").build());
         assertTrue(e.getMessage().contains("poison-guard.ledger.item-format"), e.getMessage());

@@ -9,9 +9,12 @@ import io.quarkus.test.junit.QuarkusTest;
 import io.quarkus.test.junit.TestProfile;
 import org.junit.jupiter.api.Test;
 
+import software.amazon.awssdk.services.dynamodb.model.AttributeValue;
+
 import java.time.Duration;
 import java.util.List;
 import java.util.Map;
+import java.util.Set;
 import java.util.stream.IntStream;
 
 import static org.awaitility.Awaitility.await;
@@ -84,5 +87,21 @@ class HotPathCostTest extends FlowTest {
         assertEquals(JOBS, delta(before, after, "Sqs.SendMessage"), "no notice is sent on a SendMessage of its own");
         long batches = delta(before, after, "Sqs.SendMessageBatch");
         assertTrue(batches >= 1 && batches <= JOBS, batches + " SendMessageBatch requests for " + JOBS + " notices");
+    }
+
+    /** A healthy, finished job's item in the format this test's service writes: compact, the default. */
+    protected void assertFinishedItemFormat(Map<String, AttributeValue> item) {
+        assertEquals(Set.of("jobId", "version", "expiresAt", "history", "record"), item.keySet());
+    }
+
+    @Test
+    void theServiceWritesItsConfiguredItemFormat() {
+        Queues queues = queues();
+        queues.send(Queues.permitV3("P-FORMAT"), Queues.permitAttributes("format-0", "tenant-h", 3));
+        await().atMost(Duration.ofSeconds(30)).until(() -> state("format-0") == JobState.SUCCEEDED);
+        Map<String, AttributeValue> item = dynamo.getItem(b -> b.tableName(names.ledgerTable()).consistentRead(true)
+                .key(Map.of("jobId", AttributeValue.fromS(key("format-0").storage())))).item();
+        assertFinishedItemFormat(item);
+        assertEquals("2", item.get("version").n(), "created, then ended: two writes");
     }
 }
