@@ -5,8 +5,9 @@
 # packaged jar), each a fresh JVM of its own that first drains an unmeasured warm-up backlog (at least --warmup jobs,
 # then 3000 more at a time until its JIT compiler used under 10% of its CPU over each of the last three 3000s, at
 # most --warmup-max), at each concurrency, interleaved round by round (every other round in reverse order); then
-# poison-guard with 1% poison. Each window holds at least --jobs jobs, more for a faster consumer: the backlog is
-# topped up during the warm-up so every window lasts about --window-seconds.
+# poison-guard with 1% poison. Every consumer runs at nice 10, below the emulators (--consumer-nice). Each window
+# holds at least --jobs jobs, more for a faster consumer: the backlog is topped up during the warm-up so every
+# window lasts about --window-seconds.
 # Prints messages/s, the ratio to naive, SQS and DynamoDB requests per message (counted on the wire, by
 # operation), CPU ms per message, p50/p99 send-to-notice latency, and one verdict line.
 #
@@ -31,6 +32,7 @@ compare_options=""
 jvm_options="${BENCH_JVM_OPTIONS:--XX:+UseParallelGC}"
 compare_jvm_options=""
 window_hook="${BENCH_WINDOW_HOOK:-}"
+consumer_nice="${BENCH_CONSUMER_NICE:-10}"
 while [ $# -gt 0 ]; do
   case "$1" in
     --jobs) jobs="$2"; shift 2 ;;
@@ -49,7 +51,8 @@ while [ $# -gt 0 ]; do
     --jvm-options) jvm_options="$2"; shift 2 ;;
     --compare-jvm-options) compare_jvm_options="$2"; shift 2 ;;
     --window-hook) window_hook="$2"; shift 2 ;;
-    -h|--help) sed -n '2,13p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 180000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over each of the last three 3000 jobs, under which a warm-up ends; default 0.10) --settle-steps N (how many quiet 3000s in a row end a warm-up; default 3) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard (add ledger-floor for the cheapest consumer that writes an attempt before its handler and its end after it: a conditional put per message, the notices, completions and deletes of each receive in one batch apiece) --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --jvm-options 'OPTS' (every consumer JVM's options besides its heap, the same for all; default -XX:+UseParallelGC, the collector the container image runs the service with; '' for the JVM's own choice) --compare-jvm-options 'OPTS' (poison-guard once more per round with these JVM options instead, side by side, like --compare-options; both may be given) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
+    --consumer-nice) consumer_nice="$2"; shift 2 ;;
+    -h|--help) sed -n '2,15p' "$0"; echo "options: --jobs N --warmup N (jobs drained at least before measuring, default 15000) --warmup-max N (the longest warm-up, default 180000; equal to --warmup for a fixed one) --settle-jit S (the JIT's share of CPU, over each of the last --settle-steps 3000s of jobs, under which a warm-up ends; default 0.10) --settle-steps N (how many quiet 3000s in a row end a warm-up; default 3) --rounds N --concurrency 8,32 --poison-percent P --jfr (a flight recording per consumer run in target/bench-logs, with CPU-time samples) --window-seconds S (each window holds at least --jobs jobs, topped up during the warm-up to what the consumer drains in S seconds, default 10; 0: --jobs only) --consumers naive,idempotent-naive,poison-guard (add ledger-floor for the cheapest consumer that writes an attempt before its handler and its end after it: a conditional put per message, the notices, completions and deletes of each receive in one batch apiece) --service-options key=value,key=value (poison-guard settings to try) --compare-options key=value,... (poison-guard once more per round with these settings, side by side; use an even number of rounds, the order alternates by round) --jvm-options 'OPTS' (every consumer JVM's options besides its heap, the same for all; default -XX:+UseParallelGC, the collector the container image runs the service with; '' for the JVM's own choice) --compare-jvm-options 'OPTS' (poison-guard once more per round with these JVM options instead, side by side, like --compare-options; both may be given) --consumer-nice N (the scheduling priority every consumer process runs at, 0-19, default 10: below the emulators and the bench JVM at 0, which so answer first, as the remote services they stand for would; 0 for one priority for all, the method before 2026-12-07) --window-hook CMD (runs \"CMD start PID\" as each window opens and \"CMD stop PID\" as it closes, PID the consumer process: to attach a profiler for the window only)"; exit 0 ;;
     *) echo "unknown option: $1" >&2; exit 2 ;;
   esac
 done
@@ -58,5 +61,5 @@ done
 echo "bench: ${jobs} jobs, concurrency ${concurrency}, ${rounds} rounds" >&2
 run_report_it bench BenchIT target/bench -Dbench.jobs="$jobs" -Dbench.warmup="$warmup" -Dbench.warmup-max="$warmup_max" -Dbench.settle-jit="$settle_jit" -Dbench.settle-steps="$settle_steps" -Dbench.rounds="$rounds" -Dbench.concurrency="$concurrency" \
   -Dbench.poison-percent="$poison" -Dbench.jfr="$jfr" -Dbench.window-seconds="$window_seconds" \
-  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options" -Dbench.window-hook="$window_hook" \
+  -Dbench.consumers="$consumers" -Dbench.service-options="$service_options" -Dbench.compare-options="$compare_options" -Dbench.window-hook="$window_hook" -Dbench.consumer-nice="$consumer_nice" \
   -Dbench.jvm-options="$jvm_options" -Dbench.compare-jvm-options="$compare_jvm_options"

@@ -270,6 +270,56 @@ class BenchIT {
      */
     static final int WARMUP_MAX = Integer.getInteger("bench.warmup-max", 180000);
 
+    /**
+     * The scheduling priority every consumer process runs at, the baselines' and poison-guard's alike ({@code nice}, 0 to
+     * 19; {@code scripts/bench.sh --consumer-nice}, default 10). The emulators and this JVM (ElasticMQ and the bench's own
+     * driver) keep nice 0, so on a machine whose cores they share with the consumer they answer first, as the remote
+     * services they stand for do: real SQS and DynamoDB never wait for a core the consumer's own threads hold. At equal
+     * priority (0, every table until 2026-12-07) dynalite's one thread queued behind the two JVMs' threads, the machine
+     * stood a tenth idle in poison-guard's windows, and with dynalite given first claim on a core poison-guard ran 11-14%
+     * faster at the same CPU a message (BENCHMARKS.md, twenty-ninth table). Every CPU column still counts every process.
+     */
+    static final int CONSUMER_NICE = Integer.getInteger("bench.consumer-nice", 10);
+
+    /** What a consumer's command line starts with: {@code nice -n N}, or nothing at {@link #CONSUMER_NICE} 0. */
+    static List<String> launcher() {
+        if (CONSUMER_NICE < 0 || CONSUMER_NICE > 19) {
+            throw new IllegalArgumentException("bench.consumer-nice must be 0 to 19 (a consumer may only yield): " + CONSUMER_NICE);
+        }
+        return CONSUMER_NICE == 0 ? List.of() : List.of("nice", "-n", Integer.toString(CONSUMER_NICE));
+    }
+
+    /**
+     * Fails the run unless process {@code pid} runs {@link #CONSUMER_NICE} below this JVM ({@code nice} adds to the niceness
+     * it is started with, up to 19), read from Linux's {@code /proc/<pid>/stat} (nothing is checked where there is no such
+     * file): a report must not name a method its runs did not have.
+     */
+    static void checkNice(long pid) {
+        Path stat = Path.of("/proc", Long.toString(pid), "stat");
+        Path own = Path.of("/proc", Long.toString(ProcessHandle.current().pid()), "stat");
+        if (!Files.isReadable(stat) || !Files.isReadable(own)) {
+            return;
+        }
+        int nice;
+        int expected;
+        try {
+            nice = niceOf(Files.readString(stat, StandardCharsets.US_ASCII));
+            expected = Math.min(19, niceOf(Files.readString(own, StandardCharsets.US_ASCII)) + CONSUMER_NICE);
+        } catch (IOException gone) {
+            return;
+        }
+        if (nice != expected) {
+            throw new IllegalStateException("consumer process " + pid + " runs at nice " + nice + ", not the " + expected
+                    + " asked for (bench.consumer-nice " + CONSUMER_NICE + " above this JVM's)");
+        }
+    }
+
+    /** The nice value in a {@code /proc/<pid>/stat} line: its nineteenth field, counted past the command name's closing parenthesis. */
+    static int niceOf(String stat) {
+        String[] f = stat.substring(stat.lastIndexOf(')') + 2).trim().split(" ");
+        return Integer.parseInt(f[16]);
+    }
+
     /** How a run's warm-up ended: its JIT settled, it reached {@link #WARMUP_MAX} still compiling, or it was fixed (not checked). */
     enum Warmth {
         SETTLED, CAPPED, FIXED
@@ -517,6 +567,7 @@ class BenchIT {
         Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
         ServiceProcess service = new ServiceProcess(names.prefix(), emulators, o, logs);
         jvm.forEach(service::jvmOption);
+        service.launcher(launcher());
         if (Boolean.getBoolean("bench.jfr")) {
             // -Dbench.jfr=true: a flight recording of each poison-guard run, to see where its CPU goes.
             service.jvmOption("-XX:StartFlightRecording=filename=" + logs.toAbsolutePath().resolve(names.prefix() + ".jfr") + JFR_SETTINGS);
@@ -694,7 +745,8 @@ class BenchIT {
         static BaselineProcess start(Emulators emulators, String jobsUrl, String noticesUrl, String table, int threads, String name,
                                      NaiveConsumer.Mode mode) throws IOException {
             Path logs = Files.createDirectories(Path.of("target", "bench-logs"));
-            List<String> cmd = new ArrayList<>(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
+            List<String> cmd = new ArrayList<>(launcher());
+            cmd.addAll(List.of(Path.of(System.getProperty("java.home"), "bin", "java").toString(), "-Xmx256m"));
             cmd.addAll(CONSUMER_JVM);
             if (Boolean.getBoolean("bench.jfr")) {
                 // The baselines' recordings, beside poison-guard's, to compare where each one's CPU goes.
@@ -751,7 +803,6 @@ class BenchIT {
     record CpuSpent(double consumerMs, double compilerMs, double dynaliteMs, double benchMs) {
     }
 
-    /** The CPU counters at the start of a window. */
     /**
      * {@code -Dbench.window-hook=command}: runs {@code command start|stop <pid>} as each window opens and closes (and
      * waits for it), for example to attach a profiler to the consumer for exactly the window measured.
@@ -772,6 +823,7 @@ class BenchIT {
 
     private record CpuWindow(long consumer, long dynalite, double consumer0, double compiler0, double dynalite0, double bench0) {
         static CpuWindow open(long consumer, long dynalite) {
+            checkNice(consumer);
             hook("start", consumer);
             return new CpuWindow(consumer, dynalite, cpuMs(consumer), compilerMs(consumer), cpuMs(dynalite), cpuMs(ProcessHandle.current().pid()));
         }

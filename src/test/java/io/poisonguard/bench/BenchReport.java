@@ -83,6 +83,10 @@ final class BenchReport {
             b.append("Every consumer is a fresh JVM of its own (-Xmx256m ").append(String.join(" ", BenchIT.CONSUMER_JVM))
                     .append(", the same for all), warmed on the same\n")
                     .append("backlog before the window opens; CPU is each whole process's (JIT, GC and background threads included).\n");
+            b.append(BenchIT.CONSUMER_NICE == 0
+                    ? "Every consumer ran at the emulators' priority (--consumer-nice 0, the method of the tables before 2026-12-07).\n"
+                    : "Every consumer ran at nice " + BenchIT.CONSUMER_NICE + ", below the emulators and the bench JVM (nice 0), so they answer first, as the remote\n"
+                    + "services they stand for would; --consumer-nice 0 runs everything at one priority.\n");
         }
         b.append("JIT % is the share of the consumer's CPU its JIT compiler threads used in the window (Linux only): a JVM still\n")
                 .append("compiling its hot paths is not yet the running consumer the table means to compare, and a larger code path\n")
@@ -142,7 +146,8 @@ final class BenchReport {
                 + "; messages per receive " + perReceive
                 + "; throughput ratio to naive " + ratiosOf(ratios, "poison-guard")
                 + " vs idempotent-naive " + ratiosOf(ratios, "idempotent-naive")
-                + (ratios.keySet().stream().anyMatch(k -> k.startsWith("ledger-floor@")) ? " vs ledger-floor " + ratiosOf(ratios, "ledger-floor") : "");
+                + (ratios.keySet().stream().anyMatch(k -> k.startsWith("ledger-floor@")) ? " vs ledger-floor " + ratiosOf(ratios, "ledger-floor") : "")
+                + "; consumers at nice " + BenchIT.CONSUMER_NICE;
         b.append('\n').append(verdict).append('\n');
         return b.toString();
     }

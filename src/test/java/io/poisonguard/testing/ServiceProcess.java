@@ -71,6 +71,13 @@ public final class ServiceProcess {
     }
 
     private final List<String> jvmOptions = new ArrayList<>();
+    private final List<String> launcher = new ArrayList<>();
+
+    /** What the next {@link #start()} runs the JVM under, before its own command line ({@code nice -n 10}, say). */
+    public void launcher(List<String> prefix) {
+        launcher.clear();
+        launcher.addAll(prefix);
+    }
 
     /** Adds a JVM option for the next {@link #start()} (a profiler, say). */
     public void jvmOption(String option) {
@@ -92,7 +99,7 @@ public final class ServiceProcess {
     }
 
     public void start() {
-        List<String> cmd = new ArrayList<>();
+        List<String> cmd = new ArrayList<>(launcher);
         cmd.add(Path.of(System.getProperty("java.home"), "bin", "java").toString());
         cmd.add("-Xmx256m");
         // A JVM that ran out of memory is in an unknown state (any thread may have lost its work
