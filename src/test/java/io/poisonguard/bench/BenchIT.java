@@ -295,22 +295,31 @@ class BenchIT {
      * file): a report must not name a method its runs did not have.
      */
     static void checkNice(long pid) {
-        Path stat = Path.of("/proc", Long.toString(pid), "stat");
-        Path own = Path.of("/proc", Long.toString(ProcessHandle.current().pid()), "stat");
-        if (!Files.isReadable(stat) || !Files.isReadable(own)) {
+        java.util.OptionalInt nice = niceOf(pid);
+        java.util.OptionalInt own = niceOf(ProcessHandle.current().pid());
+        if (nice.isEmpty() || own.isEmpty()) {
             return;
         }
-        int nice;
-        int expected;
-        try {
-            nice = niceOf(Files.readString(stat, StandardCharsets.US_ASCII));
-            expected = Math.min(19, niceOf(Files.readString(own, StandardCharsets.US_ASCII)) + CONSUMER_NICE);
-        } catch (IOException gone) {
-            return;
-        }
-        if (nice != expected) {
-            throw new IllegalStateException("consumer process " + pid + " runs at nice " + nice + ", not the " + expected
+        int expected = Math.min(19, own.getAsInt() + CONSUMER_NICE);
+        if (nice.getAsInt() != expected) {
+            throw new IllegalStateException("consumer process " + pid + " runs at nice " + nice.getAsInt() + ", not the " + expected
                     + " asked for (bench.consumer-nice " + CONSUMER_NICE + " above this JVM's)");
+        }
+    }
+
+    /**
+     * The priorities dynalite answered at as the windows opened, read back from {@code /proc}: {@code scripts/bench.sh
+     * --dynamo-nice} asks for one (a negative one needs root, and without it dynalite runs at this JVM's), and the report
+     * names what it got.
+     */
+    static final java.util.Set<Integer> DYNALITE_NICE = new java.util.concurrent.ConcurrentSkipListSet<>();
+
+    /** Process {@code pid}'s nice value from Linux's {@code /proc/<pid>/stat}; empty where there is no such file. */
+    static java.util.OptionalInt niceOf(long pid) {
+        try {
+            return java.util.OptionalInt.of(niceOf(Files.readString(Path.of("/proc", Long.toString(pid), "stat"), StandardCharsets.US_ASCII)));
+        } catch (IOException | RuntimeException unreadable) {
+            return java.util.OptionalInt.empty();
         }
     }
 
@@ -824,6 +833,7 @@ class BenchIT {
     private record CpuWindow(long consumer, long dynalite, double consumer0, double compiler0, double dynalite0, double bench0) {
         static CpuWindow open(long consumer, long dynalite) {
             checkNice(consumer);
+            niceOf(dynalite).ifPresent(DYNALITE_NICE::add);
             hook("start", consumer);
             return new CpuWindow(consumer, dynalite, cpuMs(consumer), compilerMs(consumer), cpuMs(dynalite), cpuMs(ProcessHandle.current().pid()));
         }

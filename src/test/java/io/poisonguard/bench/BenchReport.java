@@ -87,6 +87,10 @@ final class BenchReport {
                     ? "Every consumer ran at the emulators' priority (--consumer-nice 0, the method of the tables before 2026-12-07).\n"
                     : "Every consumer ran at nice " + BenchIT.CONSUMER_NICE + ", below the emulators and the bench JVM (nice 0), so they answer first, as the remote\n"
                     + "services they stand for would; --consumer-nice 0 runs everything at one priority.\n");
+            b.append("dynalite answered at nice ").append(dynaliteNice()).append(" (--dynamo-nice; read back from /proc as each window opened)")
+                    .append(Integer.getInteger("emulators.dynalite-nice", 0) < 0 && !BenchIT.DYNALITE_NICE.contains(Integer.getInteger("emulators.dynalite-nice", 0))
+                            ? ": not the " + Integer.getInteger("emulators.dynalite-nice", 0) + " asked for, which needs root" : "")
+                    .append(".\n");
         }
         b.append("JIT % is the share of the consumer's CPU its JIT compiler threads used in the window (Linux only): a JVM still\n")
                 .append("compiling its hot paths is not yet the running consumer the table means to compare, and a larger code path\n")
@@ -147,9 +151,14 @@ final class BenchReport {
                 + "; throughput ratio to naive " + ratiosOf(ratios, "poison-guard")
                 + " vs idempotent-naive " + ratiosOf(ratios, "idempotent-naive")
                 + (ratios.keySet().stream().anyMatch(k -> k.startsWith("ledger-floor@")) ? " vs ledger-floor " + ratiosOf(ratios, "ledger-floor") : "")
-                + "; consumers at nice " + BenchIT.CONSUMER_NICE;
+                + "; consumers at nice " + BenchIT.CONSUMER_NICE + ", dynalite at nice " + dynaliteNice();
         b.append('\n').append(verdict).append('\n');
         return b.toString();
+    }
+
+    /** The priorities dynalite ran at in the windows ({@code 0}, or {@code -10}, or {@code 0/-10} when they differed); {@code n/a} without /proc. */
+    static String dynaliteNice() {
+        return BenchIT.DYNALITE_NICE.isEmpty() ? "n/a" : BenchIT.DYNALITE_NICE.stream().map(String::valueOf).collect(Collectors.joining("/"));
     }
 
     /** {@code consumer}'s ratios to naive, by concurrency ({@code 32:0.44 8:0.33}). */
