@@ -84,12 +84,12 @@ final class BenchReport {
                     .append(", the same for all), warmed on the same\n")
                     .append("backlog before the window opens; CPU is each whole process's (JIT, GC and background threads included).\n");
             b.append(BenchIT.CONSUMER_NICE == 0
-                    ? "Every consumer ran at the emulators' priority (--consumer-nice 0, the method of the tables before 2026-12-07).\n"
-                    : "Every consumer ran at nice " + BenchIT.CONSUMER_NICE + ", below the emulators and the bench JVM (nice 0), so they answer first, as the remote\n"
-                    + "services they stand for would; --consumer-nice 0 runs everything at one priority.\n");
-            b.append("dynalite answered at nice ").append(dynaliteNice()).append(" (--dynamo-nice; read back from /proc as each window opened)")
-                    .append(Integer.getInteger("emulators.dynalite-nice", 0) < 0 && !BenchIT.DYNALITE_NICE.contains(Integer.getInteger("emulators.dynalite-nice", 0))
-                            ? ": not the " + Integer.getInteger("emulators.dynalite-nice", 0) + " asked for, which needs root" : "")
+                    ? "Every consumer ran at the bench JVM's priority (ElasticMQ's and the driver's; --consumer-nice 0).\n"
+                    : "Every consumer ran at nice " + BenchIT.CONSUMER_NICE + " (--consumer-nice), below ElasticMQ and the bench's driver (this JVM, nice 0).\n");
+            b.append("dynalite answered at nice ").append(dynaliteNice()).append(" (--dynamo-nice, -10 by default: the DynamoDB emulator answers before the\n"
+                    + "consumers, as the remote service does; naive does not call it; read back from /proc as each window opened)")
+                    .append(BenchIT.DYNAMO_NICE < 0 && !BenchIT.DYNALITE_NICE.contains(BenchIT.DYNAMO_NICE)
+                            ? ": not the " + BenchIT.DYNAMO_NICE + " asked for, which needs root" : "")
                     .append(".\n");
         }
         b.append("JIT % is the share of the consumer's CPU its JIT compiler threads used in the window (Linux only): a JVM still\n")

@@ -2,7 +2,6 @@ package io.poisonguard.bench;
 
 import org.junit.jupiter.api.Test;
 
-import java.nio.charset.StandardCharsets;
 import java.nio.file.Files;
 import java.nio.file.Path;
 import java.util.ArrayList;
@@ -13,14 +12,17 @@ import static org.junit.jupiter.api.Assertions.assertThrows;
 import static org.junit.jupiter.api.Assumptions.assumeTrue;
 
 /**
- * The priority the bench runs its consumers at: below the emulators unless told otherwise, read back from the process
- * itself so a report never names a priority its runs did not have.
+ * The priorities the bench runs at: the consumers at the bench JVM's own unless told otherwise, and each consumer's read
+ * back from the process itself, so a report never names a priority its runs did not have.
  */
 class ConsumerNiceTest {
     @Test
-    void consumersYieldToTheEmulatorsUnlessToldOtherwise() {
-        assertEquals(10, BenchIT.CONSUMER_NICE);
-        assertEquals(List.of("nice", "-n", "10"), BenchIT.launcher());
+    void consumersRunAtTheBenchJvmsPriorityUnlessToldOtherwise() {
+        assertEquals(0, BenchIT.CONSUMER_NICE);
+        assertEquals(List.of(), BenchIT.launcher());
+        assertEquals(List.of("nice", "-n", "10"), BenchIT.launcher(10));
+        // A consumer may only yield: raising one above the emulators would need root and skew the other way.
+        assertThrows(IllegalArgumentException.class, () -> BenchIT.launcher(-5));
     }
 
     @Test
@@ -32,18 +34,18 @@ class ConsumerNiceTest {
 
     @Test
     void aProcessStartedThroughTheLauncherRunsThatMuchBelowThisJvm() throws Exception {
-        Path own = Path.of("/proc", Long.toString(ProcessHandle.current().pid()), "stat");
-        assumeTrue(Files.isReadable(own), "Linux's /proc is where the priority is read back");
-        List<String> cmd = new ArrayList<>(BenchIT.launcher());
+        assumeTrue(Files.isReadable(Path.of("/proc/self/stat")), "Linux's /proc is where the priority is read back");
+        int mine = BenchIT.niceOf(ProcessHandle.current().pid()).orElseThrow();
+        List<String> cmd = new ArrayList<>(BenchIT.launcher(7));
         cmd.addAll(List.of("sleep", "30"));
         Process p = new ProcessBuilder(cmd).start();
         try {
-            int mine = BenchIT.niceOf(Files.readString(own, StandardCharsets.US_ASCII));
-            int theirs = BenchIT.niceOf(Files.readString(Path.of("/proc", Long.toString(p.pid()), "stat"), StandardCharsets.US_ASCII));
-            assertEquals(Math.min(19, mine + 10), theirs);
-            BenchIT.checkNice(p.pid());
-            // This JVM itself is not below itself: the check that guards every window refuses it.
-            assertThrows(IllegalStateException.class, () -> BenchIT.checkNice(ProcessHandle.current().pid()));
+            assertEquals(Math.min(19, mine + 7), BenchIT.niceOf(p.pid()).orElseThrow());
+            BenchIT.checkNice(p.pid(), 7);
+            if (mine < 19) {
+                // A process at this JVM's own priority is not 7 below it: the check that guards every window refuses it.
+                assertThrows(IllegalStateException.class, () -> BenchIT.checkNice(ProcessHandle.current().pid(), 7));
+            }
         } finally {
             p.destroyForcibly().waitFor();
         }
