@@ -389,6 +389,17 @@ class BenchIT {
     }
 
     /**
+     * The reads the bench makes of a consumer as its window opens and closes (poison-guard's metrics page, a baseline's
+     * request counts). The warm-up makes them too, once a step: poison-guard's windows were compiling at 11-18% of its
+     * CPU after warm-ups whose last three steps were under 5%, and the first scrape of its metrics page came as each
+     * window opened, so whatever that first rendering compiled ran in the window (thirtieth table).
+     */
+    @FunctionalInterface
+    interface WindowReads {
+        void read() throws Exception;
+    }
+
+    /**
      * Drains at least {@code warmup} jobs, then {@link #SETTLE_STEP} more at a time (each added behind the backlog, so the
      * window still starts on a full one) until the consumer's JIT compiler threads used under {@link #SETTLE_JIT} of its
      * CPU over each of the last {@link #SETTLE_STEPS} steps, or {@code max} jobs. A fixed count measures each consumer at a different point of its
@@ -397,9 +408,10 @@ class BenchIT {
      * It also sizes the window by time ({@link #WINDOW_SECONDS}): from a few steps before the warm-up ends, it times each
      * step and tops the backlog up behind the warm-up, so the window holds at least as many jobs as the consumer drains in
      * that many seconds at its latest step's rate. The top-ups are sent while warm-up jobs are still ahead of them, so the
-     * window neither pays for sending them nor starts on a backlog still being sent.
+     * window neither pays for sending them nor starts on a backlog still being sent. Each step ends with {@code reads}.
      */
-    private static WarmUp warmUp(SqsClient sqs, String noticesUrl, Backlog backlog, long pid, int warmup, int max) throws InterruptedException {
+    private static WarmUp warmUp(SqsClient sqs, String noticesUrl, Backlog backlog, long pid, int warmup, int max, WindowReads reads)
+            throws Exception {
         int step = Math.min(SETTLE_STEP, warmup);
         // Each step is added behind the backlog when the last one is done: the backlog left (the window's jobs) must
         // outlast sending it, or the consumer would sit idle and the step measure its compiler alone.
@@ -408,6 +420,7 @@ class BenchIT {
         boolean timed = WINDOW_SECONDS > 0 && step > 0 && warmup >= 2 * step;
         if (!settle && !timed) {
             awaitNotices(sqs, noticesUrl, backlog.notices(warmup), Duration.ofMinutes(10));
+            reads.read();
             return new WarmUp(warmup, Warmth.FIXED);
         }
         // Timing starts up to three steps early, so a top-up has two steps of warm-up to be sent behind.
@@ -420,6 +433,7 @@ class BenchIT {
         while (true) {
             done += step;
             awaitNotices(sqs, noticesUrl, backlog.notices(done), Duration.ofMinutes(10));
+            reads.read();
             long now = System.nanoTime();
             double compilerNow = compilerMs(pid);
             double cpuNow = cpuMs(pid);
@@ -489,7 +503,7 @@ class BenchIT {
             // Like poison-guard, the baseline is a fresh JVM of its own (same heap, same warm-up backlog), and its CPU is
             // the whole process's: neither side is measured on a JVM the other has warmed.
             try (BaselineProcess p = BaselineProcess.start(emulators, jobsUrl, noticesUrl, table, concurrency, name, mode)) {
-                WarmUp warmed = warmUp(sqs, noticesUrl, backlog, p.pid(), warmup, maxWarmup);
+                WarmUp warmed = warmUp(sqs, noticesUrl, backlog, p.pid(), warmup, maxWarmup, p::counts);
                 long from = System.currentTimeMillis();
                 Map<String, Long> before = p.counts();
                 CpuWindow cpu = CpuWindow.open(p.pid(), emulators.dynalitePid());
@@ -614,7 +628,7 @@ class BenchIT {
             }
             // The window starts once the warm-up backlog is done: boot and warm-up are not counted.
             int port = service.managementPort();
-            WarmUp warmed = warmUp(sqs, noticesUrl, backlog, service.pid(), warmup, WARMUP_MAX);
+            WarmUp warmed = warmUp(sqs, noticesUrl, backlog, service.pid(), warmup, WARMUP_MAX, () -> scrape(port));
             long from = System.currentTimeMillis();
             Map<String, Long> before = scrape(port);
             CpuWindow cpu = CpuWindow.open(service.pid(), emulators.dynalitePid());
