@@ -318,13 +318,13 @@ class BenchIT {
     }
 
     /**
-     * The priority dynalite was asked to run at ({@code scripts/bench.sh --dynamo-nice}, default -10 there; 0 when
-     * BenchIT runs without it). dynalite answers on one Node.js thread, and at the consumers' priority it queued behind
-     * the two JVMs' threads on two cores: the machine stood a tenth idle in poison-guard's windows while its requests
-     * waited. Real DynamoDB never waits for a core the consumer's threads hold, so since the thirtieth table the emulator
-     * answers first; naive does not call it, so the baseline every ratio divides by does not move, and its CPU still
-     * counts in the DDBemu and rig columns. Lowering a niceness needs root: without it dynalite runs at this JVM's
-     * priority and the report says so.
+     * The priority dynalite was asked to run at ({@code scripts/bench.sh --dynamo-nice}, default 0, the consumers' own).
+     * dynalite answers on one Node.js thread, and at the consumers' priority it queues behind the two JVMs' threads on two
+     * cores. At -10 it answers first: the thirtieth table's default, withdrawn in the thirty-first (BENCHMARKS.md), because
+     * it is not neutral between the consumers that call it: side by side on one machine it halved idempotent-naive's rate
+     * at 32 (1288 msgs/s at 0, 597 at -10 after the same warm-up), with dynalite's own CPU per message up a third, and did
+     * not speed poison-guard up (1096 at 0, 889 at -10). Lowering a niceness needs root: without it dynalite runs at this
+     * JVM's priority and the report says so.
      */
     static final int DYNAMO_NICE = Integer.getInteger("emulators.dynalite-nice", 0);
 

@@ -86,8 +86,8 @@ final class BenchReport {
             b.append(BenchIT.CONSUMER_NICE == 0
                     ? "Every consumer ran at the bench JVM's priority (ElasticMQ's and the driver's; --consumer-nice 0).\n"
                     : "Every consumer ran at nice " + BenchIT.CONSUMER_NICE + " (--consumer-nice), below ElasticMQ and the bench's driver (this JVM, nice 0).\n");
-            b.append("dynalite answered at nice ").append(dynaliteNice()).append(" (--dynamo-nice, -10 by default: the DynamoDB emulator answers before the\n"
-                    + "consumers, as the remote service does; naive does not call it; read back from /proc as each window opened)")
+            b.append("dynalite answered at nice ").append(dynaliteNice()).append(" (--dynamo-nice, 0 by default, the consumers' priority; at -10 it answers\n"
+                    + "first, which halved idempotent-naive@32 side by side; read back from /proc as each window opened)")
                     .append(BenchIT.DYNAMO_NICE < 0 && !BenchIT.DYNALITE_NICE.contains(BenchIT.DYNAMO_NICE)
                             ? ": not the " + BenchIT.DYNAMO_NICE + " asked for, which needs root" : "")
                     .append(".\n");
