@@ -40,6 +40,10 @@ class ConsumerNiceTest {
         cmd.addAll(List.of("sleep", "30"));
         Process p = new ProcessBuilder(cmd).start();
         try {
+            // Until nice has set the priority and exec'd the command, /proc shows the forked child at this JVM's priority.
+            Path comm = Path.of("/proc", Long.toString(p.pid()), "comm");
+            org.awaitility.Awaitility.await().atMost(java.time.Duration.ofSeconds(10)).ignoreExceptions()
+                    .until(() -> Files.readString(comm).strip().equals("sleep"));
             assertEquals(Math.min(19, mine + 7), BenchIT.niceOf(p.pid()).orElseThrow());
             BenchIT.checkNice(p.pid(), 7);
             if (mine < 19) {
