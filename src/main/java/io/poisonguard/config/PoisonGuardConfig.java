@@ -429,11 +429,11 @@ public interface PoisonGuardConfig {
         Duration receiveLinger();
 
         /**
-         * Messages received ahead of a free slot (0-40): each writes its attempt at once and waits in the worker,
+         * Messages received ahead of a free slot (0-100): each writes its attempt at once and waits in the worker,
          * not yet started, so a slot that frees starts its next job at once instead of after a ReceiveMessage
          * round trip and a ledger write. Unset: sized while the worker runs, twice the jobs its handlers finish
          * while a receive and its messages' intakes come in, between the concurrency and a quarter (at most 10,
-         * what slow jobs keep) and 40 (at most 5 times the concurrency). Set, it is fixed. One that waits half its
+         * what slow jobs keep) and 100 (at most 12 times the concurrency). Set, it is fixed. One that waits half its
          * visibility timeout without a slot is given back, its attempt recorded ABANDONED (uncounted), so a
          * prefetched copy never outlives its visibility in a busy worker; so is one whose turn comes while
          * consumption is paused. A worker killed holding them loses nothing: they reappear after their

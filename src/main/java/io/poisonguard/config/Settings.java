@@ -103,7 +103,7 @@ public final class Settings {
                 "must be between 1 and 10 (the ReceiveMessage limit)");
         require(!consumer.receiveLinger().isNegative() && consumer.receiveLinger().toMillis() <= 1000, "consumer.receive-linger",
                 "must be between 0 and 1s");
-        require(consumer.prefetch().orElse(0) >= 0 && consumer.prefetch().orElse(0) <= 40, "consumer.prefetch", "must be between 0 and 40");
+        require(consumer.prefetch().orElse(0) >= 0 && consumer.prefetch().orElse(0) <= 100, "consumer.prefetch", "must be between 0 and 100");
         require(!config.notices().batchLinger().isNegative() && config.notices().batchLinger().toMillis() <= 100, "notices.batch-linger",
                 "must be between 0 and 100ms");
         require(config.ledger().endingBatchesInFlight() >= 0 && config.ledger().endingBatchesInFlight() <= 10,

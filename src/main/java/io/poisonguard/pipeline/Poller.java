@@ -25,7 +25,7 @@ import java.util.concurrent.TimeUnit;
  * write instead and keeps it through its outcome ({@link JobProcessor.Turn#claim}). The process holds a reserve of messages beyond the concurrency,
  * received but not started, so a freed slot need not wait a ReceiveMessage round trip for its next job:
  * {@code consumer.prefetch}, or, unset, sized while it runs from the jobs' and the refill's times ({@link Reserve}:
- * the concurrency and a quarter, at most 10, for slow jobs; up to 40 for jobs that end faster than a receive and its
+ * the concurrency and a quarter, at most 10, for slow jobs; up to 100 (12 a slot) for jobs that end faster than a receive and its
  * intakes bring the next). Under a backlog that reserve is topped up by one receive once four fifths of it are
  * spent ({@link #fill}). A prefetched message that finds no slot within half its
  * visibility timeout is given back uncounted rather than started late (its copy would reappear to another

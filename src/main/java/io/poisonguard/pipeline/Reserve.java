@@ -8,15 +8,21 @@ package io.poisonguard.pipeline;
  * write each one makes before it may start). Over that refill time the working slots spend
  * {@code concurrency × refill / handler} jobs. The size is twice that, so the receive that goes out once four fifths
  * of the reserve are spent ({@link Poller#fill}) arrives before the rest is; never below the fixed default (the
- * concurrency and a quarter, at most 10) and never above {@link #CEILING} (four full receives), nor above five times
- * the concurrency.
+ * concurrency and a quarter, at most 10) and never above {@link #CEILING} (ten full receives), nor above
+ * {@link #PER_SLOT} times the concurrency.
  *
- * <p>The ceiling was two full receives (and two and a half times the concurrency) until 2026-12-05. At concurrency 8
- * in the bench, where a refill took 10-13 ms and a slot freed about every millisecond (nineteenth table), a reserve
- * of 20 could run out before the next receive's messages had written their attempts; the machine sat 11-12% idle in
- * those windows, and a ceiling of 40 won both rounds side by side (1424 and 1516 msgs/s against 1226 and
- * 1245; BENCHMARKS.md, twenty-first table). What a larger reserve costs: a worker holds more messages at once, so a
- * SIGKILL charges more suspects an ambiguous crash (each then runs alone once); slow jobs never grow it.
+ * <p>The ceiling was two full receives (and two and a half times the concurrency) until 2026-12-05, then four (and
+ * five times the concurrency) until 2026-12-07. At concurrency 8 in the bench, where a refill took 10-13 ms and a slot
+ * freed about every millisecond (nineteenth table), a reserve of 20 could run out before the next receive's messages
+ * had written their attempts; a ceiling of 40 won both rounds side by side (1424 and 1516 msgs/s against 1226 and
+ * 1245; BENCHMARKS.md, twenty-first table). The reserve then sat at 40 for the whole run, still short of what the
+ * refill asked for, and 11-12% of the handlers that returned found no settling place ({@link Poller#settlingPlaces},
+ * sized with the reserve) and kept their working slot through their outcome. With up to 96 the worker won three
+ * rounds of four at concurrency 8 (median 1396 msgs/s against 1158) with a fifth less CPU a message (fuller ending
+ * batches, fewer slots kept), and was level at 32 (1474 against 1465; thirty-second table). What a larger reserve
+ * costs: a worker holds more messages at once, so a SIGKILL charges more suspects an ambiguous crash (each then runs
+ * alone once), and the ledger's connection pool is sized for them ({@link LedgerConnections}); slow jobs never grow it,
+ * and a worker fed by a trickle never sees a full receive, so never times a refill.
  *
  * <p>Jobs too slow for even that (a prefetched message would wait past half the time it may wait for its slot, half the
  * visibility timeout) shrink it below the default, to none: such a worker receives only as its slots free.
@@ -28,8 +34,10 @@ package io.poisonguard.pipeline;
  * under a backlog, where a reserve matters; a long poll that waited on an empty queue says nothing about it.
  */
 final class Reserve {
-    /** The largest reserve: four full receives. */
-    static final int CEILING = 40;
+    /** The largest reserve: ten full receives. */
+    static final int CEILING = 100;
+    /** The largest reserve for each working slot: a low concurrency holds at most this many messages a slot in reserve. */
+    static final int PER_SLOT = 12;
     private static final double WEIGHT = 1.0 / 16;
 
     private final int concurrency;
@@ -64,7 +72,7 @@ final class Reserve {
      */
     static Reserve sized(int concurrency, java.time.Duration startWithin) {
         int floor = Math.min(10, concurrency + concurrency / 4);
-        return new Reserve(concurrency, floor, Math.max(floor, Math.min(CEILING, concurrency * 5)), startWithin.toNanos());
+        return new Reserve(concurrency, floor, Math.max(floor, Math.min(CEILING, concurrency * PER_SLOT)), startWithin.toNanos());
     }
 
     /** Whether the size follows the jobs. */

@@ -217,9 +217,10 @@ class SettingsTest {
     }
 
     @Test
-    void aPrefetchOfFortyBootsAndFortyOneRefusesNamingPrefetch() {
-        Settings.policy(defaults().set("poison-guard.consumer.prefetch", "40").build());
-        refused(() -> Settings.policy(defaults().set("poison-guard.consumer.prefetch", "41").build()),
+    void aPrefetchOfAHundredBootsAndAHundredAndOneRefusesNamingPrefetch() {
+        // The largest reserve the poller sizes for itself (Reserve.CEILING) may also be set.
+        Settings.policy(defaults().set("poison-guard.consumer.prefetch", "100").build());
+        refused(() -> Settings.policy(defaults().set("poison-guard.consumer.prefetch", "101").build()),
                 "poison-guard.consumer.prefetch");
     }
 

@@ -36,20 +36,20 @@ class LedgerConnectionsTest {
 
     @Test
     void theDefaultWorkerGetsAConnectionForEveryMessageItMayHoldUnfinished() {
-        // Concurrency 8 and a reserve of up to 40: 2 x 48 unfinished, plus the calls beside the messages.
-        assertEquals(2 * (8 + 40) + LedgerConnections.BESIDE_MESSAGES, pool(config(Map.of(), Map.of(), "prod")));
+        // Concurrency 8 and a reserve of up to 96 (12 a slot): 2 x 104 unfinished, plus the calls beside the messages.
+        assertEquals(2 * (8 + 96) + LedgerConnections.BESIDE_MESSAGES, pool(config(Map.of(), Map.of(), "prod")));
         assertEquals(LedgerConnections.forWorker(8, OptionalInt.empty()), pool(config(Map.of(), Map.of(), "prod")));
     }
 
     @Test
     void theBoundFollowsTheConcurrencyAndAFixedPrefetch() {
-        assertEquals(2 * (32 + 40) + LedgerConnections.BESIDE_MESSAGES,
+        assertEquals(2 * (32 + 100) + LedgerConnections.BESIDE_MESSAGES,
                 pool(config(Map.of("poison-guard.consumer.concurrency", "32"), Map.of(), "prod")));
-        assertEquals(2 * (100 + 40) + LedgerConnections.BESIDE_MESSAGES,
+        assertEquals(2 * (100 + 100) + LedgerConnections.BESIDE_MESSAGES,
                 pool(config(Map.of(), Map.of("POISON_GUARD_CONSUMER_CONCURRENCY", "100"), "prod")));
         assertEquals(2 * (64 + 20) + LedgerConnections.BESIDE_MESSAGES,
                 pool(config(Map.of("poison-guard.consumer.concurrency", "64", "poison-guard.consumer.prefetch", "20"), Map.of(), "prod")));
-        assertEquals(2 * (16 + 40) + LedgerConnections.BESIDE_MESSAGES,
+        assertEquals(2 * (16 + 100) + LedgerConnections.BESIDE_MESSAGES,
                 pool(config(Map.of("%prod.poison-guard.consumer.concurrency", "16", "poison-guard.consumer.concurrency", "4"), Map.of(), "prod")));
     }
 
@@ -81,7 +81,7 @@ class LedgerConnectionsTest {
         String warning = line.text();
         assertTrue(warning.contains(LedgerConnections.KEY + "=30"), warning);
         assertTrue(warning.contains(String.valueOf(LedgerConnections.forWorker(64, OptionalInt.empty()))), warning);
-        LedgerConnections.PoolLine enough = LedgerConnections.describe(112, 8, OptionalInt.empty());
+        LedgerConnections.PoolLine enough = LedgerConnections.describe(224, 8, OptionalInt.empty());
         assertFalse(enough.warning());
         assertFalse(enough.text().contains(LedgerConnections.KEY), enough.text());
     }

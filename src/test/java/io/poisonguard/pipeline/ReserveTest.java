@@ -35,15 +35,15 @@ class ReserveTest {
     @Test
     void slowJobsKeepTheDefaultAndFastOnesStopAtTheCeiling() {
         assertEquals(10, observed(Reserve.sized(8), 500, 10, 1).size());
-        assertEquals(40, observed(Reserve.sized(8), 1, 50, 1).size());
-        assertEquals(40, observed(Reserve.sized(32), 1, 50, 1).size());
+        assertEquals(96, observed(Reserve.sized(8), 1, 50, 1).size(), "twelve times the concurrency");
+        assertEquals(100, observed(Reserve.sized(32), 1, 50, 1).size(), "ten full receives");
     }
 
     @Test
-    void aLowConcurrencyGrowsToFiveTimesItsConcurrencyAtMost() {
+    void aLowConcurrencyGrowsToTwelveTimesItsConcurrencyAtMost() {
         assertEquals(1, Reserve.sized(1).floor());
-        assertEquals(5, observed(Reserve.sized(1), 1, 50, 1).size());
-        assertEquals(20, observed(Reserve.sized(4), 1, 50, 1).size());
+        assertEquals(12, observed(Reserve.sized(1), 1, 50, 1).size());
+        assertEquals(48, observed(Reserve.sized(4), 1, 50, 1).size());
     }
 
     @Test
@@ -62,8 +62,8 @@ class ReserveTest {
         assertTrue(afterOne < 15 && afterOne >= 10, "one slow job moved the reserve from 15 to " + afterOne);
         observed(r, 1000, 9, 200);
         assertEquals(10, r.size(), "jobs that now take a second each bring it back to the default");
-        observed(r, 2, 9, 200);
-        assertEquals(40, r.size(), "jobs that now take 2 ms each take it to the ceiling");
+        observed(r, 1, 9, 200);
+        assertEquals(96, r.size(), "jobs that now take 1 ms each take it to the ceiling");
     }
 
     @Test
