@@ -59,6 +59,11 @@ public class Poller {
      * worker may hold ({@link #settlingPlaces}), resized with the reserve.
      */
     private final Capacity settling;
+    /**
+     * Jobs whose handler returned while every settling place was taken, oldest first: each keeps its working slot
+     * while its outcome is written, until an ending job hands it its settling place ({@link #placeFreed}).
+     */
+    private final java.util.concurrent.ConcurrentLinkedQueue<Hold> keepers = new java.util.concurrent.ConcurrentLinkedQueue<>();
     /** The size of the reserve held beyond the concurrency. */
     private final Reserve reserve;
     /** The reserve {@link #slots} and {@link #settling} are sized for now; changed by the receiver thread only. */
@@ -153,7 +158,10 @@ public class Poller {
      * their outcome, with the cores partly idle (BENCHMARKS.md, eighteenth table). The bound is still needed: while
      * the ledger or SQS is slow, outcomes pile up here, and once the places are taken each returning handler keeps its
      * slot, which stops new work. A worker thus holds at most 2 x (concurrency + reserve) messages unfinished:
-     * concurrency + reserve held (received, handler not yet returned) and as many settling.
+     * concurrency + reserve held (received, handler not yet returned) and as many settling. A job that kept its slot
+     * for want of a place gets the first place an ending job frees and hands its slot on then, not at the end of its
+     * own outcome: kept for a whole outcome, each such slot idled for its round trips, and at concurrency 8 that
+     * bounded the worker (BENCHMARKS.md, thirty-third table).
      */
     static int settlingPlaces(int concurrency, int reserve) {
         return concurrency + reserve;
@@ -351,6 +359,22 @@ public class Poller {
     }
 
     /**
+     * A settling place was freed by a job that ended: it goes to the oldest job still keeping its working slot for want
+     * of one (which then hands that slot on), or back to the pool when none waits or the pool was shrunk below the
+     * places in use ({@link #resize}: a shrink is paid back before any place is handed on).
+     */
+    private void placeFreed() {
+        if (settling.availablePermits() >= 0) {
+            for (Hold k; (k = keepers.poll()) != null; ) {
+                if (k.settleNow()) {
+                    return;
+                }
+            }
+        }
+        settling.release();
+    }
+
+    /**
      * What one message holds, on its own job thread: a place among the messages held ({@link #slots}) from its
      * receive, through its intake and its wait for a working slot; the working slot while its handler runs (from
      * before its intake write to its end when it claimed the slot); and, once its handler has returned, a settling
@@ -366,6 +390,9 @@ public class Poller {
         boolean claimed;
         boolean slot = true;
         boolean settle;
+        /** Its handler returned with no settling place free: it keeps its working slot and waits in {@link #keepers}. */
+        private boolean keeping;
+        private boolean ended;
         boolean interrupted;
 
         Hold(long startBy, long refillFrom) {
@@ -443,9 +470,36 @@ public class Poller {
             }
             // A job recorded as running alone keeps the only slot until its outcome is written: a job started while it
             // settles would run beside it, and a crash then would be charged to it.
-            if (!working || settle || claimed || !settling.tryAcquire()) {
+            if (!working || settle || claimed) {
                 return;
             }
+            if (settling.tryAcquire()) {
+                settled();
+                return;
+            }
+            // Every place is taken: keep the slot, and take the first place an ending job frees.
+            synchronized (this) {
+                keeping = true;
+            }
+            keepers.add(this);
+            // A place freed between the try above and joining the queue went back to the pool, not to this job.
+            if (settling.tryAcquire() && !settleNow()) {
+                placeFreed(); // handed one meanwhile: the spare goes on
+            }
+        }
+
+        /** Takes a settling place held for it (handed on by an ending job, or just acquired), if it still keeps its slot. */
+        synchronized boolean settleNow() {
+            if (!keeping || ended) {
+                return false;
+            }
+            keeping = false;
+            settled();
+            return true;
+        }
+
+        /** Holds a settling place now: its working slot and its held place go to the next messages. */
+        private synchronized void settled() {
             settle = true;
             working = false;
             Poller.this.working.release();
@@ -454,13 +508,24 @@ public class Poller {
         }
 
         void end() {
-            if (working) {
+            boolean heldWorking;
+            boolean heldPlace;
+            boolean heldSlot;
+            // Read under this job's lock, released outside it: handing the place on takes another job's lock.
+            synchronized (this) {
+                ended = true;
+                keeping = false;
+                heldWorking = working;
+                heldPlace = settle;
+                heldSlot = slot;
+            }
+            if (heldWorking) {
                 Poller.this.working.release();
             }
-            if (settle) {
-                settling.release();
+            if (heldPlace) {
+                placeFreed();
             }
-            if (slot) {
+            if (heldSlot) {
                 slots.release();
             }
         }

@@ -480,6 +480,93 @@ class PollerPrefetchTest {
     }
 
     @Test
+    void aJobThatFoundNoSettlingPlaceHandsItsSlotOnAsSoonAsAPlaceFreesNotAfterItsOwnOutcome() {
+        // Concurrency 1, prefetch 1: two settling places. m0 and m1 settle; m2 finds both taken and keeps the slot while
+        // its outcome is written. m0's outcome ends first: its place goes to m2 at once, and m2's slot to m3, while the
+        // outcomes of m1 and m2 are still being written. (Kept to the end of its own outcome, the slot idled for
+        // an outcome's round trips, and at concurrency 8 that bounded the worker: BENCHMARKS.md, thirty-third table.)
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
+                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(4);
+        Map<String, CountDownLatch> mayEnd = new java.util.concurrent.ConcurrentHashMap<>();
+        for (int i = 0; i < 4; i++) {
+            mayEnd.put("m" + i, new CountDownLatch(1));
+        }
+        List<String> started = Collections.synchronizedList(new ArrayList<>());
+        List<String> settling = Collections.synchronizedList(new ArrayList<>());
+        List<String> ended = Collections.synchronizedList(new ArrayList<>());
+        start(config, queue, new JobProcessor(null, null, null) {
+            @Override
+            public void process(InboundMessage m, Turn turn) {
+                if (turn.start().isPresent()) {
+                    return;
+                }
+                started.add(m.messageId());
+                turn.handlerReturned();
+                settling.add(m.messageId());
+                try {
+                    mayEnd.get(m.messageId()).await();
+                } catch (InterruptedException e) {
+                    Thread.currentThread().interrupt();
+                }
+                ended.add(m.messageId());
+            }
+        });
+        await().atMost(Duration.ofSeconds(10)).until(() -> settling.size() == 3);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> started.size() == 3);
+        mayEnd.get("m0").countDown();
+        await().atMost(Duration.ofSeconds(5)).until(() -> started.size() == 4);
+        assertEquals(List.of("m0"), List.copyOf(ended), "m3 started while the outcomes of m1 and m2 were still being written");
+        mayEnd.values().forEach(CountDownLatch::countDown);
+        await().atMost(Duration.ofSeconds(10)).until(() -> ended.size() == 4);
+        assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
+    }
+
+    @Test
+    void underChurnNoSlotOrSettlingPlaceIsLostOrOverdrawn() {
+        // Concurrency 2, prefetch 2: outcomes of random length, so returning handlers often find every settling place
+        // taken and places are handed from ending jobs to keepers. Never more than two handlers at once, never more
+        // than 2 x (concurrency + reserve) messages unfinished, every message ends, and (no slot or place leaked) a
+        // second backlog after the first drains as well.
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "2")
+                .set("poison-guard.consumer.prefetch", "2").set("poison-guard.consumer.receive-wait", "1s").build();
+        Backlog queue = new Backlog(1500);
+        java.util.concurrent.atomic.AtomicInteger handlers = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger unfinished = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger mostHandlers = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.concurrent.atomic.AtomicInteger mostUnfinished = new java.util.concurrent.atomic.AtomicInteger();
+        java.util.Set<String> ended = java.util.concurrent.ConcurrentHashMap.newKeySet();
+        start(config, queue, new JobProcessor(null, null, null) {
+            @Override
+            public void process(InboundMessage m, Turn turn) {
+                mostUnfinished.accumulateAndGet(unfinished.incrementAndGet(), Math::max);
+                try {
+                    if (turn.start().isPresent()) {
+                        return;
+                    }
+                    mostHandlers.accumulateAndGet(handlers.incrementAndGet(), Math::max);
+                    java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.ThreadLocalRandom.current().nextLong(300_000));
+                    handlers.decrementAndGet();
+                    turn.handlerReturned();
+                    // The outcome's round trips: 0-2 ms.
+                    java.util.concurrent.locks.LockSupport.parkNanos(java.util.concurrent.ThreadLocalRandom.current().nextLong(2_000_000));
+                    ended.add(m.messageId());
+                } finally {
+                    unfinished.decrementAndGet();
+                }
+            }
+        });
+        await().atMost(Duration.ofSeconds(60)).until(() -> ended.size() == 1500);
+        for (int i = 1500; i < 1600; i++) {
+            queue.waiting.add(new InboundMessage("m" + i, "rh" + i, "{}", Map.of(), Instant.now(), 1, Instant.now()));
+        }
+        await().atMost(Duration.ofSeconds(30)).until(() -> ended.size() == 1600);
+        assertTrue(mostHandlers.get() <= 2, "handlers at once: " + mostHandlers.get());
+        assertTrue(mostUnfinished.get() <= 2 * (2 + 2), "messages unfinished at once: " + mostUnfinished.get());
+        assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack.size());
+    }
+
+    @Test
     void everyPrefetchedJobMakesItsAttemptDurableWhileTheHandlersRunAndStartsWhenASlotFrees() {
         // Concurrency 2, prefetch 3: two handlers hold both slots. The three prefetched jobs take their intake
         // meanwhile, all of them, so no ledger write is left to be paid after a slot frees, and wait for a slot.
