@@ -429,11 +429,12 @@ class PollerPrefetchTest {
     }
 
     /**
-     * A processor whose handlers return at once and whose outcomes are then held until {@code outcomesMayEnd}
-     * opens: each message is recorded in {@code started} when it starts, in {@code settling} once its handler has
-     * returned, and in {@code ended} when it is done.
+     * A processor whose handlers return at once and whose outcomes are then held until the message's latch
+     * ({@code mayEnd}, by message id) opens: each message is recorded in {@code started} when it starts, in
+     * {@code settling} once its handler has returned, and in {@code ended} when it is done.
      */
-    static JobProcessor outcomesHeldUntil(CountDownLatch outcomesMayEnd, List<String> started, List<String> settling, List<String> ended) {
+    static JobProcessor outcomesHeldUntil(java.util.function.Function<String, CountDownLatch> mayEnd, List<String> started,
+                                          List<String> settling, List<String> ended) {
         return new JobProcessor(null, null, null) {
             @Override
             public void process(InboundMessage m, Turn turn) {
@@ -444,7 +445,7 @@ class PollerPrefetchTest {
                 turn.handlerReturned();
                 settling.add(m.messageId());
                 try {
-                    outcomesMayEnd.await();
+                    mayEnd.apply(m.messageId()).await();
                 } catch (InterruptedException e) {
                     Thread.currentThread().interrupt();
                 }
@@ -458,14 +459,12 @@ class PollerPrefetchTest {
         // Concurrency 1, prefetch 1: the slot bounds handlers, not outcome writes. While the first two jobs' outcomes
         // are still being written (as many outcomes as the worker may hold messages, two), the next jobs start; the
         // third finds both places taken and keeps its slot while its own outcome waits, so the fourth does not start.
-        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
-                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.receive-wait", "1s").build();
-        Backlog queue = new Backlog(4);
         CountDownLatch outcomesMayEnd = new CountDownLatch(1);
-        List<String> started = Collections.synchronizedList(new ArrayList<>());
-        List<String> settling = Collections.synchronizedList(new ArrayList<>());
-        List<String> ended = Collections.synchronizedList(new ArrayList<>());
-        start(config, queue, outcomesHeldUntil(outcomesMayEnd, started, settling, ended));
+        Outcomes o = oneSlotFourJobs(id -> outcomesMayEnd);
+        Backlog queue = o.queue();
+        List<String> started = o.started();
+        List<String> settling = o.settling();
+        List<String> ended = o.ended();
         await().atMost(Duration.ofSeconds(10)).until(() -> settling.size() == 3);
         assertEquals(3, started.size(), "the second and third jobs started while the outcomes before them were being written: " + started);
         assertTrue(ended.isEmpty(), "no outcome was let through yet: " + ended);
@@ -485,41 +484,36 @@ class PollerPrefetchTest {
         // its outcome is written. m0's outcome ends first: its place goes to m2 at once, and m2's slot to m3, while the
         // outcomes of m1 and m2 are still being written. (Kept to the end of its own outcome, the slot idled for
         // an outcome's round trips, and at concurrency 8 that bounded the worker: BENCHMARKS.md, thirty-third table.)
-        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
-                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.receive-wait", "1s").build();
-        Backlog queue = new Backlog(4);
         Map<String, CountDownLatch> mayEnd = new java.util.concurrent.ConcurrentHashMap<>();
         for (int i = 0; i < 4; i++) {
             mayEnd.put("m" + i, new CountDownLatch(1));
         }
-        List<String> started = Collections.synchronizedList(new ArrayList<>());
-        List<String> settling = Collections.synchronizedList(new ArrayList<>());
-        List<String> ended = Collections.synchronizedList(new ArrayList<>());
-        start(config, queue, new JobProcessor(null, null, null) {
-            @Override
-            public void process(InboundMessage m, Turn turn) {
-                if (turn.start().isPresent()) {
-                    return;
-                }
-                started.add(m.messageId());
-                turn.handlerReturned();
-                settling.add(m.messageId());
-                try {
-                    mayEnd.get(m.messageId()).await();
-                } catch (InterruptedException e) {
-                    Thread.currentThread().interrupt();
-                }
-                ended.add(m.messageId());
-            }
-        });
-        await().atMost(Duration.ofSeconds(10)).until(() -> settling.size() == 3);
-        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> started.size() == 3);
+        Outcomes o = oneSlotFourJobs(mayEnd::get);
+        await().atMost(Duration.ofSeconds(10)).until(() -> o.settling().size() == 3);
+        await().during(Duration.ofMillis(300)).atMost(Duration.ofSeconds(2)).until(() -> o.started().size() == 3);
         mayEnd.get("m0").countDown();
-        await().atMost(Duration.ofSeconds(5)).until(() -> started.size() == 4);
-        assertEquals(List.of("m0"), List.copyOf(ended), "m3 started while the outcomes of m1 and m2 were still being written");
+        await().atMost(Duration.ofSeconds(5)).until(() -> o.started().size() == 4);
+        assertEquals(List.of("m0"), List.copyOf(o.ended()), "m3 started while the outcomes of m1 and m2 were still being written");
         mayEnd.values().forEach(CountDownLatch::countDown);
-        await().atMost(Duration.ofSeconds(10)).until(() -> ended.size() == 4);
-        assertTrue(queue.givenBack.isEmpty(), "nothing was given back: " + queue.givenBack);
+        await().atMost(Duration.ofSeconds(10)).until(() -> o.ended().size() == 4);
+        assertTrue(o.queue().givenBack.isEmpty(), "nothing was given back: " + o.queue().givenBack);
+    }
+
+    /** A started poller's queue, and its messages as they start, settle and end. */
+    record Outcomes(Backlog queue, List<String> started, List<String> settling, List<String> ended) {
+    }
+
+    /**
+     * Concurrency 1 and prefetch 1 (so two settling places), four messages, each one's outcome held until its latch
+     * ({@code mayEnd}, by message id) opens.
+     */
+    private Outcomes oneSlotFourJobs(java.util.function.Function<String, CountDownLatch> mayEnd) {
+        PoisonGuardConfig config = Configs.defaults().set("poison-guard.consumer.concurrency", "1")
+                .set("poison-guard.consumer.prefetch", "1").set("poison-guard.consumer.receive-wait", "1s").build();
+        Outcomes o = new Outcomes(new Backlog(4), Collections.synchronizedList(new ArrayList<>()),
+                Collections.synchronizedList(new ArrayList<>()), Collections.synchronizedList(new ArrayList<>()));
+        start(config, o.queue(), outcomesHeldUntil(mayEnd, o.started(), o.settling(), o.ended()));
+        return o;
     }
 
     @Test
