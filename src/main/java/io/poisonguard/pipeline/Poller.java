@@ -392,7 +392,6 @@ public class Poller {
         boolean settle;
         /** Its handler returned with no settling place free: it keeps its working slot and waits in {@link #keepers}. */
         private boolean keeping;
-        private boolean ended;
         boolean interrupted;
 
         Hold(long startBy, long refillFrom) {
@@ -490,7 +489,7 @@ public class Poller {
 
         /** Takes a settling place held for it (handed on by an ending job, or just acquired), if it still keeps its slot. */
         synchronized boolean settleNow() {
-            if (!keeping || ended) {
+            if (!keeping) {
                 return false;
             }
             keeping = false;
@@ -513,8 +512,7 @@ public class Poller {
             boolean heldSlot;
             // Read under this job's lock, released outside it: handing the place on takes another job's lock.
             synchronized (this) {
-                ended = true;
-                keeping = false;
+                keeping = false; // an ended job takes no place handed on
                 heldWorking = working;
                 heldPlace = settle;
                 heldSlot = slot;
