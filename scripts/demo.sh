@@ -41,7 +41,8 @@ echo "==> starting poison-guard (log: target/demo/service.log)"
 # -XX:+ExitOnOutOfMemoryError: a JVM that ran out of memory is in an unknown state; exiting leaves the
 # job's attempt open in the ledger, so it is charged a crash, and the worker is restarted clean.
 # -XX:+UseParallelGC: the collector the container image runs the service with (a worker wants throughput).
-java -XX:+ExitOnOutOfMemoryError -XX:+UseParallelGC \
+# -Djdk.virtualThreadScheduler.parallelism=1: the worker's own steps on one carrier thread, as the image runs it.
+java -XX:+ExitOnOutOfMemoryError -XX:+UseParallelGC -Djdk.virtualThreadScheduler.parallelism=1 \
   -Dmp.jwt.verify.publickey.location="$KEYS/public.pem" \
   -Dquarkus.http.port="$HTTP_PORT" \
   -Dquarkus.management.port="$MANAGEMENT_PORT" \

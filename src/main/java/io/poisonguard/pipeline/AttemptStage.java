@@ -29,7 +29,8 @@ import java.util.concurrent.ExecutionException;
 
 /**
  * Runs one attempt's handler, which is already recorded in the ledger, and always returns how it
- * ended. The handler runs on a thread of its own so the attempt can end without it: at its deadline
+ * ended. The handler runs on a thread of its own so the attempt can end without it (a platform thread, reused:
+ * {@link HandlerThreads}): at its deadline
  * (interrupted, TIMEOUT, noticed by one watcher thread within {@link #WATCH_TICK}), at shutdown (ABANDONED),
  * or when it throws anything at all, errors included.
  */
@@ -51,6 +52,7 @@ public class AttemptStage {
     private final String worker;
     private final PoisonGuardConfig config;
     private final Set<Run> runs = ConcurrentHashMap.newKeySet();
+    private final HandlerThreads handlerThreads = new HandlerThreads();
 
     public AttemptStage(JobHandlers handlers, Classifier classifier, Clock clock, Metrics metrics, Heartbeat heartbeat,
                         WorkerHealth health, @Named("worker-id") String worker, PoisonGuardConfig config) {
@@ -65,7 +67,7 @@ public class AttemptStage {
     }
 
     /** An attempt that ended: its heartbeat registration, the message, how it ended, and its effects. */
-    record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, Thread handlerThread,
+    record Attempted(Running running, InboundMessage message, Verdict.Admitted admitted, AttemptResult result, HandlerThread handlerThread,
                      RecordedEffects effects, long deadlineNanos, Duration deadline) {
         /** Whether the handler returned (or threw) on its own; false when it was cut off and may still be running. */
         boolean handlerReturned() {
@@ -86,9 +88,9 @@ public class AttemptStage {
      * One handler in flight: the future its end is reported on (first report wins), and when it must have ended. A run of
      * deferred effects on the job's own thread has {@code cutOff}, counted down once the thread was interrupted.
      */
-    private record Run(CompletableFuture<AttemptResult> end, Thread thread, long deadlineNanos, Duration deadline, String jobId, int attempt,
+    private record Run(CompletableFuture<AttemptResult> end, HandlerThread thread, long deadlineNanos, Duration deadline, String jobId, int attempt,
                        java.util.concurrent.CountDownLatch cutOff) {
-        Run(CompletableFuture<AttemptResult> end, Thread thread, long deadlineNanos, Duration deadline, String jobId, int attempt) {
+        Run(CompletableFuture<AttemptResult> end, HandlerThread thread, long deadlineNanos, Duration deadline, String jobId, int attempt) {
             this(end, thread, deadlineNanos, deadline, jobId, attempt, null);
         }
 
@@ -177,7 +179,7 @@ public class AttemptStage {
         Running running = heartbeat.register(m, started, clock.instant().plus(deadline));
         CompletableFuture<AttemptResult> end = new CompletableFuture<>();
         long t0 = System.nanoTime();
-        Thread thread = Thread.ofVirtual().name("poison-guard-handler").unstarted(() -> end.complete(invoke(handler, job, context)));
+        HandlerThreads.Handle thread = handlerThreads.unstarted(() -> end.complete(invoke(handler, job, context)));
         Run run = new Run(end, thread, t0 + deadline.toNanos(), deadline, started.jobId(), started.attempt());
         runs.add(run);
         AttemptResult result;
@@ -264,7 +266,7 @@ public class AttemptStage {
             deadlineNanos = graceEnd;
             a.running().renewUntil(clock.instant().plus(DEFERRED_GRACE).plus(config.consumer().heartbeatInterval()));
         }
-        Run run = new Run(new CompletableFuture<>(), Thread.currentThread(), deadlineNanos, a.deadline(), jobId,
+        Run run = new Run(new CompletableFuture<>(), HandlerThread.of(Thread.currentThread()), deadlineNanos, a.deadline(), jobId,
                 a.running().record().attempt(), new java.util.concurrent.CountDownLatch(1));
         runs.add(run);
         AttemptResult performed;

@@ -174,6 +174,33 @@ class WorkerFaultsTest extends FlowTest {
     }
 
     /**
+     * A handler caught in a loop on the CPU (a parser and the input that sends it round forever) ignores its interrupt and
+     * never blocks. Handlers ran on virtual threads, which are not preempted: as many such handlers as the JVM has carrier
+     * threads (one per core by default) took every carrier, and every other job's intake, outcome and lease renewal, all
+     * on virtual threads too, stopped with them. Handlers now run on platform threads, which the OS shares out.
+     */
+    @Test
+    @Order(45)
+    void handlersSpinningOnTheCpuAsManyAsTheCarriersDoNotStopTheOtherJobs() {
+        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        List<String> spinners = IntStream.range(0, carriers).mapToObj(i -> "spin-" + i).toList();
+        List<String> healthy = IntStream.range(0, 10).mapToObj(i -> "beside-spin-" + i).toList();
+        try {
+            spinners.forEach(id -> send(id, "spin"));
+            await().atMost(Duration.ofSeconds(20)).until(() -> handler.spinning() == carriers);
+            healthy.forEach(id -> send(id, "ok"));
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> healthy.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
+            // The spinners' attempts are cut at their deadline and charged a timeout, though their threads still spin.
+            await().atMost(Duration.ofSeconds(20)).until(() -> spinners.stream().allMatch(id -> ledger.find(key(id))
+                    .map(r -> r.failuresOf(FailureClass.TIMEOUT) >= 1).orElse(false)));
+        } finally {
+            handler.releaseSpinners();
+        }
+        await().atMost(Duration.ofSeconds(40)).until(() -> spinners.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
+    }
+
+    /**
      * A bad deploy (a heap too small for the work, a leak) makes every job end with OutOfMemoryError. Those crashes went
      * straight to the crash limits, past the systemic guard, so the whole backlog was quarantined, one alert a job. Now a
      * row of the same crash trips the guard as a row of the same failure does, and the crashes after it are held.

@@ -54,6 +54,8 @@ class ContainerImagesTest {
         assertNonRoot(jvm);
         assertTrue(argumentsOf(jvm, "EXPOSE").contains("8080"));
         assertTrue(env(jvm, "JAVA_OPTS_APPEND").contains("-XX:+ExitOnOutOfMemoryError"), "a JVM out of memory exits");
+        assertTrue(env(jvm, "JAVA_OPTS_APPEND").contains(io.poisonguard.testing.ServiceProcess.ONE_CARRIER),
+                "the worker's virtual threads on one carrier, as the tests' service processes run");
         assertEquals("-XX:+UseParallelGC", env(jvm, "GC_CONTAINER_OPTIONS"), "the throughput collector, pinned");
         assertTrue(argumentsOf(jvm, "HEALTHCHECK").contains("/q/health/live"), "HEALTHCHECK on the liveness path");
         assertTrue(argumentsOf(jvm, "HEALTHCHECK").contains("127.0.0.1/9000"), "HEALTHCHECK on the management port");
@@ -82,6 +84,7 @@ class ContainerImagesTest {
         assertEquals(List.of("target/*-runner"), copySources(in));
         assertNonRoot(in);
         assertTrue(argumentsOf(in, "ENTRYPOINT").contains("-Dquarkus.http.host=0.0.0.0"));
+        assertTrue(argumentsOf(in, "ENTRYPOINT").contains(io.poisonguard.testing.ServiceProcess.ONE_CARRIER), "one carrier, as the JVM image");
     }
 
     @Test

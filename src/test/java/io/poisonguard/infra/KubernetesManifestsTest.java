@@ -91,6 +91,7 @@ class KubernetesManifestsTest {
         String opts = containerEnv("JAVA_OPTS_APPEND");
         assertTrue(opts.contains("-XX:+ExitOnOutOfMemoryError"), "JAVA_OPTS_APPEND: " + opts);
         assertTrue(opts.contains("-Dquarkus.http.host=0.0.0.0"), "the image's own flags are kept: " + opts);
+        assertTrue(opts.contains(io.poisonguard.testing.ServiceProcess.ONE_CARRIER), "one carrier, as the image: " + opts);
     }
 
     @Test

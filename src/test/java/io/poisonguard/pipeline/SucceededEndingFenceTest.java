@@ -69,7 +69,7 @@ class SucceededEndingFenceTest {
     }
 
     private AttemptStage.Attempted ended(Running running, AttemptResult result) {
-        return new AttemptStage.Attempted(running, message, null, result, Thread.currentThread(), new RecordedEffects(Set.of(), 1),
+        return new AttemptStage.Attempted(running, message, null, result, io.poisonguard.pipeline.HandlerThread.of(Thread.currentThread()), new RecordedEffects(Set.of(), 1),
                 System.nanoTime() + Duration.ofMinutes(5).toNanos(), Duration.ofMinutes(5));
     }
 

@@ -70,7 +70,7 @@ class TakenOverAttemptTest {
 
     private AttemptStage.Attempted succeeded(Running running) {
         effects.onceOnSuccess("completion-notice", notices::incrementAndGet);
-        return new AttemptStage.Attempted(running, message, null, new AttemptResult.Succeeded(), Thread.currentThread(), effects,
+        return new AttemptStage.Attempted(running, message, null, new AttemptResult.Succeeded(), HandlerThread.of(Thread.currentThread()), effects,
                 System.nanoTime() + java.time.Duration.ofMinutes(5).toNanos(), java.time.Duration.ofMinutes(5));
     }
 

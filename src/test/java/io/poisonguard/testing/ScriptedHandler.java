@@ -32,6 +32,8 @@ public class ScriptedHandler implements JobHandler {
     private final Map<String, AtomicInteger> calls = new ConcurrentHashMap<>();
     private final Map<String, AtomicInteger> deferredRuns = new ConcurrentHashMap<>();
     private final AtomicBoolean released = new AtomicBoolean();
+    private final AtomicBoolean spinnersReleased = new AtomicBoolean();
+    private final AtomicInteger spinning = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
     /** Told the job id as each handler starts, before it does anything else (a test's observer; none by default). */
     private volatile java.util.function.Consumer<String> atStart = jobId -> {
@@ -62,6 +64,16 @@ public class ScriptedHandler implements JobHandler {
                     while (!released.get()) {
                         Thread.interrupted();
                         LockSupport.parkNanos(Duration.ofMillis(20).toNanos());
+                    }
+                }
+                case "spin" -> {
+                    spinning.incrementAndGet();
+                    try {
+                        while (!spinnersReleased.get()) {
+                            Thread.onSpinWait();
+                        }
+                    } finally {
+                        spinning.decrementAndGet();
                     }
                 }
                 case "illegal" -> throw new IllegalArgumentException("unsupported endpoint scheme");
@@ -127,6 +139,16 @@ public class ScriptedHandler implements JobHandler {
     /** Tells {@code observer} the job id as each handler starts. */
     public void atStart(java.util.function.Consumer<String> observer) {
         atStart = observer;
+    }
+
+    /** Handlers inside a {@code spin} loop now. */
+    public int spinning() {
+        return spinning.get();
+    }
+
+    /** Lets every {@code spin} handler return. */
+    public void releaseSpinners() {
+        spinnersReleased.set(true);
     }
 
     /** Lets every {@code hang-hard} handler return. */

@@ -70,6 +70,8 @@ public final class ServiceProcess {
         return p;
     }
 
+    /** The JVM flag the images and manifests run the service with: its virtual threads on one carrier. */
+    public static final String ONE_CARRIER = "-Djdk.virtualThreadScheduler.parallelism=1";
     private final List<String> jvmOptions = new ArrayList<>();
     private final List<String> launcher = new ArrayList<>();
 
@@ -106,6 +108,8 @@ public final class ServiceProcess {
         // half-way, finally blocks may not have run): it must not keep consuming. Exiting lets its
         // lease expire, so the job in flight is charged a crash, and the orchestrator restarts the worker.
         cmd.add("-XX:+ExitOnOutOfMemoryError");
+        // One carrier for the worker's virtual threads, as the container image runs it (README, "Deployment and real AWS").
+        cmd.add(ONE_CARRIER);
         cmd.addAll(jvmOptions);
         config.forEach((k, v) -> cmd.add("-D" + k + "=" + v));
         cmd.add("-jar");
