@@ -35,6 +35,7 @@ for (const [name, state] of Object.entries(json.breakers || {})) console.log(`br
 if (json.trip) {
   console.log(`tripped at ${json.trip.at}: ${json.trip.cause}`);
   if (json.trip.signature) console.log(`signature: ${json.trip.signature}`);
+  if (json.trip.jobTypes && json.trip.jobTypes.length) console.log(`job types: ${json.trip.jobTypes.join(', ')}`);
   if (json.trip.sampleJobIds) console.log(`sample jobs: ${json.trip.sampleJobIds.join(', ')}`);
 }
 // Every worker behind the address, as each recorded its guard (this answer comes from one of them).

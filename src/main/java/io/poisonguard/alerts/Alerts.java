@@ -113,7 +113,8 @@ public class Alerts {
     /** The systemic-failure guard tripped: one alert, naming the signature and a sample of job ids. */
     public void systemicTripped(io.poisonguard.systemic.SystemicWatch.Trip t) {
         String sample = t.sampleJobIds().stream().map(id -> Scrubber.scrub(id, 64)).collect(java.util.stream.Collectors.joining(", "));
-        String reason = t.cause() + (t.signature() == null ? "" : ": " + t.signature().describe()) + "; sample jobs: " + sample;
+        String reason = t.cause() + (t.signature() == null ? "" : ": " + t.signature().describe())
+                + (t.jobTypes().isEmpty() ? "" : "; job types: " + String.join(", ", t.jobTypes())) + "; sample jobs: " + sample;
         publish(new Alert(Alert.SYSTEMIC_TRIPPED, null, null, null, t.signature() == null ? null : t.signature().failureClass().name(),
                 0, 0, reason, operatorUrl + "/ops/consumption", clock.instant()));
     }

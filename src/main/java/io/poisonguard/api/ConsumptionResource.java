@@ -165,6 +165,7 @@ public class ConsumptionResource {
         Map<String, Object> m = new LinkedHashMap<>();
         m.put("cause", t.cause());
         m.put("signature", t.signature() == null ? null : t.signature().describe());
+        m.put("jobTypes", t.jobTypes());
         if (scope.everyTenant()) {
             m.put("sampleJobIds", t.sampleJobIds());
         }

@@ -9,7 +9,7 @@ import org.eclipse.microprofile.health.Liveness;
 /**
  * DOWN once a handler thread ignored its deadline's interrupt, a handler hit an error the JVM may
  * not survive, or the receiver thread ended while the worker should be polling: the process cannot be
- * trusted with more work (or takes none), so the orchestrator should replace it.
+ * trusted with more work (or takes none), so the orchestrator should replace it. The reason names no job.
  */
 @Liveness
 @ApplicationScoped
@@ -24,7 +24,9 @@ public class WorkerLiveness implements HealthCheck {
 
     @Override
     public HealthCheckResponse call() {
-        return health.unfit().or(poller::receiverDown)
+        // The probe answers whoever reaches the management port, and a job id may be any tenant's: the reason names no job
+        // (an operator reads it from GET /ops/consumption or the log).
+        return health.unfit(false).or(poller::receiverDown)
                 .map(why -> HealthCheckResponse.named("poison-guard-worker").down().withData("reason", why).build())
                 .orElseGet(() -> HealthCheckResponse.named("poison-guard-worker").up().build());
     }

@@ -226,7 +226,7 @@ public class OutcomeStage {
     private Disposition decide(LedgerRecord record, AttemptResult result, Instant now) {
         return switch (result) {
             case AttemptResult.Succeeded s -> {
-                guard.succeeded();
+                guard.succeeded(record.jobType());
                 yield decisions.succeeded(record, now, keepSucceeded);
             }
             case AttemptResult.Failed f -> charged(record, f.signature(), decisions.failed(record, f.failure(), now, random), now);
@@ -284,7 +284,7 @@ public class OutcomeStage {
                     wait, now);
         }
         boolean watched = signature.failureClass() != FailureClass.DEPENDENCY_DOWN;
-        boolean hold = (watched && guard.holdFailure(signature, record.jobId()))
+        boolean hold = (watched && guard.holdFailure(signature, record.jobType(), record.jobId()))
                 || (ifCharged instanceof Disposition.Quarantine && guard.holdQuarantine(record.jobId()));
         if (!hold) {
             return ifCharged;

@@ -47,9 +47,9 @@ public class SystemicGuard implements io.poisonguard.replay.ConsumptionState {
         return holdDelay;
     }
 
-    /** Whether the failure of {@code jobId} must be held rather than charged. */
-    public synchronized boolean holdFailure(Signature signature, String jobId) {
-        return enabled && rule(watch.failed(signature, jobId, clock.instant()));
+    /** Whether the failure of {@code jobId}, a job of type {@code jobType}, must be held rather than charged. */
+    public synchronized boolean holdFailure(Signature signature, String jobType, String jobId) {
+        return enabled && rule(watch.failed(signature, jobType, jobId, clock.instant()));
     }
 
     /** Whether a quarantine of {@code jobId} after a failed attempt must be held (the quarantine rate tripped). */
@@ -64,8 +64,9 @@ public class SystemicGuard implements io.poisonguard.replay.ConsumptionState {
         }
     }
 
-    public synchronized void succeeded() {
-        if (enabled && watch.succeeded(clock.instant())) {
+    /** An attempt of a job of type {@code jobType} succeeded. */
+    public synchronized void succeeded(String jobType) {
+        if (enabled && watch.succeeded(jobType, clock.instant())) {
             resumed("a probe job succeeded");
         }
     }

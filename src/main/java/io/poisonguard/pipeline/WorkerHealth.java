@@ -4,6 +4,7 @@ import io.poisonguard.observability.Metrics;
 import jakarta.inject.Singleton;
 import org.jboss.logging.Logger;
 
+import java.time.Duration;
 import java.util.List;
 import java.util.Optional;
 import java.util.concurrent.CopyOnWriteArrayList;
@@ -22,6 +23,8 @@ public class WorkerHealth {
     private final List<Reason> reasons = new CopyOnWriteArrayList<>();
     private final Metrics metrics;
     private volatile boolean handlerStuck;
+    /** Why the carriers are held, once the {@link CarrierWatch} found them so; null before. */
+    private volatile String starved;
 
     public WorkerHealth(Metrics metrics) {
         this.metrics = metrics;
@@ -40,6 +43,18 @@ public class WorkerHealth {
     public void fatal(String jobId, String errorType) {
         keep(new Reason("a handler (job %s) ended with " + errorType, jobId));
         LOG.errorf("Job %s: the handler ended with %s; this worker reports itself not live so it is replaced", jobId, errorType);
+    }
+
+    /**
+     * The worker's virtual threads did not run for {@code waited}: something holds every carrier. Kept apart from the other
+     * reasons, and said first: it is why the worker does nothing at all, and the others may have filled their list.
+     */
+    void starved(Duration waited) {
+        starved = "the worker's virtual threads did not run for " + waited.toSeconds()
+                + "s: code that never yields (a deferred effect spinning on the CPU, a thread pinned while it blocks) holds every"
+                + " carrier, and no job in this worker moves";
+        LOG.errorf("This worker's virtual threads did not run for %ds: every carrier is held by code that does not yield, and no"
+                + " job moves; it reports itself not live so it is replaced (a thread dump names the code)", waited.toSeconds());
     }
 
     /** Why the worker is unfit, naming the job it happened on in {@code text}'s one {@code %s}. */
@@ -63,17 +78,17 @@ public class WorkerHealth {
         return handlerStuck;
     }
 
-    /** Why this worker is unfit, if it is. */
-    public Optional<String> unfit() {
-        return unfit(true);
-    }
-
     /**
      * Why this worker is unfit, naming the jobs it happened on only when {@code namingJobs}: a job id may be any tenant's,
      * so a caller scoped to some tenants is told what happened without whose job it was.
      */
     public Optional<String> unfit(boolean namingJobs) {
-        return reasons.isEmpty() ? Optional.empty()
-                : Optional.of(String.join("; ", reasons.stream().map(r -> r.naming(namingJobs)).toList()));
+        List<String> all = new java.util.ArrayList<>();
+        String carriers = starved;
+        if (carriers != null) {
+            all.add(carriers);
+        }
+        reasons.forEach(r -> all.add(r.naming(namingJobs)));
+        return all.isEmpty() ? Optional.empty() : Optional.of(String.join("; ", all));
     }
 }

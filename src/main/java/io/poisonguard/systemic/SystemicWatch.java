@@ -4,10 +4,14 @@ import java.time.Duration;
 import java.time.Instant;
 import java.util.ArrayDeque;
 import java.util.Deque;
+import java.util.HashSet;
+import java.util.LinkedHashMap;
 import java.util.LinkedHashSet;
 import java.util.List;
 import java.util.Optional;
+import java.util.SequencedMap;
 import java.util.SequencedSet;
+import java.util.Set;
 
 /**
  * The pure core of the systemic-failure guard. It watches attempt outcomes and quarantines; it trips
@@ -15,10 +19,19 @@ import java.util.SequencedSet;
  * {@code maxQuarantines} quarantines fall within {@code window}. While tripped every failure is held
  * (charged to no job), consumption stops, and after each {@code probeInterval} one job goes through
  * alone: its success resumes consumption. Time is passed in; not thread-safe (the caller serializes).
+ *
+ * <p>"In a row" is counted per job type. A worker runs several handlers, and a bad deploy usually breaks one
+ * of them: the other types' successes say nothing about it, so they do not break its row. A row is kept per
+ * signature, with the job types whose failures made it; a success of one of those types, or a failure of one
+ * of them with another signature, breaks it. Failures of several types with one signature (a setting every
+ * handler reads) make one row.
  */
 public final class SystemicWatch {
     /** Job ids kept as a sample in the trip. */
     static final int SAMPLE = 5;
+
+    /** Rows kept at most; past it the row extended longest ago is dropped (a signature seen once and never again). */
+    static final int MAX_ROWS = 64;
 
     /** What the poller may do while the watch is in its current state. */
     public enum Admit {
@@ -30,10 +43,24 @@ public final class SystemicWatch {
         PAUSED
     }
 
-    /** Why the watch tripped: the signature (null for a quarantine-rate trip), a sentence, sample job ids. */
-    public record Trip(Signature signature, String cause, List<String> sampleJobIds, Instant at) {
+    /**
+     * Why the watch tripped: the signature (null for a quarantine-rate trip), a sentence, sample job ids, and the job types
+     * whose failures made the row (sorted; empty for a quarantine-rate trip, which is no type's).
+     */
+    public record Trip(Signature signature, String cause, List<String> sampleJobIds, Instant at, List<String> jobTypes) {
         public Trip {
             sampleJobIds = List.copyOf(sampleJobIds);
+            jobTypes = List.copyOf(jobTypes);
+        }
+
+        /** A trip that names no job type. */
+        public Trip(Signature signature, String cause, List<String> sampleJobIds, Instant at) {
+            this(signature, cause, sampleJobIds, at, List.of());
+        }
+
+        /** Whether a success of a job of {@code jobType} is evidence that the fault behind this trip is gone. */
+        boolean clearedBy(String jobType) {
+            return jobTypes.isEmpty() || jobTypes.contains(jobType);
         }
     }
 
@@ -48,8 +75,8 @@ public final class SystemicWatch {
     private final Duration window;
     private final Duration probeInterval;
 
-    private Signature streak;
-    private final SequencedSet<String> streakJobs = new LinkedHashSet<>();
+    /** The rows in progress by signature, the row extended most recently last. */
+    private final SequencedMap<Signature, Row> rows = new LinkedHashMap<>();
     private final Deque<Instant> quarantines = new ArrayDeque<>();
     private Trip trip;
     private Instant nextProbeAt;
@@ -82,8 +109,8 @@ public final class SystemicWatch {
         return now.isBefore(nextProbeAt) ? Admit.PAUSED : Admit.PROBE;
     }
 
-    /** An attempt of {@code jobId} failed with {@code signature}. */
-    public Ruling failed(Signature signature, String jobId, Instant now) {
+    /** An attempt of {@code jobId}, a job of type {@code jobType}, failed with {@code signature}. */
+    public Ruling failed(Signature signature, String jobType, String jobId, Instant now) {
         if (trip != null) {
             if (!now.isBefore(nextProbeAt)) {
                 // The probe failed too: wait a whole interval before the next one.
@@ -91,15 +118,24 @@ public final class SystemicWatch {
             }
             return Ruling.HOLD;
         }
-        if (!signature.equals(streak)) {
-            streak = signature;
-            streakJobs.clear();
+        String type = typeOf(jobType);
+        Row row = rows.remove(signature);
+        // This type now fails another way: the rows it was in are broken (an item's own fault, not the system's).
+        rows.values().removeIf(r -> r.jobTypes.contains(type));
+        if (row == null) {
+            row = new Row();
         }
-        streakJobs.add(jobId);
-        if (streakJobs.size() >= sameSignature) {
-            List<String> sample = streakJobs.stream().skip(Math.max(0, streakJobs.size() - SAMPLE)).toList();
+        row.jobs.add(jobId);
+        row.jobTypes.add(type);
+        rows.putLast(signature, row);
+        if (rows.size() > MAX_ROWS) {
+            rows.pollFirstEntry();
+        }
+        if (row.jobs.size() >= sameSignature) {
+            List<String> sample = row.jobs.stream().skip(Math.max(0, row.jobs.size() - SAMPLE)).toList();
             return new Ruling(true, Optional.of(trip(new Trip(signature,
-                    streakJobs.size() + " distinct jobs failed in a row with the same signature", sample, now))));
+                    row.jobs.size() + " distinct jobs failed in a row with the same signature", sample, now,
+                    row.jobTypes.stream().sorted().toList()))));
         }
         return Ruling.CHARGE;
     }
@@ -129,11 +165,19 @@ public final class SystemicWatch {
         return Ruling.CHARGE;
     }
 
-    /** An attempt succeeded: the streak is broken, and a successful probe resumes consumption. */
-    public boolean succeeded(Instant now) {
-        streak = null;
-        streakJobs.clear();
+    /**
+     * An attempt of a job of type {@code jobType} succeeded: the rows that type is in are broken, and a successful probe
+     * resumes consumption if it is of a job type whose failures tripped the watch (any type, after a quarantine-rate
+     * trip). A probe of another type proves nothing about the broken handler: the next probe is a whole interval later.
+     */
+    public boolean succeeded(String jobType, Instant now) {
+        String type = typeOf(jobType);
+        rows.values().removeIf(r -> r.jobTypes.contains(type));
         if (trip != null && !now.isBefore(nextProbeAt)) {
+            if (!trip.clearedBy(type)) {
+                nextProbeAt = now.plus(probeInterval);
+                return false;
+            }
             clear();
             return true;
         }
@@ -164,16 +208,24 @@ public final class SystemicWatch {
     private Trip trip(Trip t) {
         trip = t;
         nextProbeAt = t.at().plus(probeInterval);
-        streak = null;
-        streakJobs.clear();
+        rows.clear();
         return t;
     }
 
     private void clear() {
         trip = null;
         nextProbeAt = null;
-        streak = null;
-        streakJobs.clear();
+        rows.clear();
         quarantines.clear();
+    }
+
+    private static String typeOf(String jobType) {
+        return jobType == null ? "" : jobType;
+    }
+
+    /** One row in progress: the distinct jobs that failed with its signature, oldest first, and their types. */
+    private static final class Row {
+        final SequencedSet<String> jobs = new LinkedHashSet<>();
+        final Set<String> jobTypes = new HashSet<>();
     }
 }

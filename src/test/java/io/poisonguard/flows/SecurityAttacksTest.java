@@ -261,7 +261,7 @@ class SecurityAttacksTest extends FlowTest {
         Signature signature = new Signature(FailureClass.PERMANENT, "IllegalStateException", "Provider.standing");
         try {
             for (int i = 0; i < 100 && guard.trip().isEmpty(); i++) {
-                guard.holdFailure(signature, "another-tenants-job-" + i);
+                guard.holdFailure(signature, "permit-report", "another-tenants-job-" + i);
             }
             given().auth().oauth2(Tokens.of("vic", "viewer")).get("/ops/consumption").then().statusCode(200)
                     .body("trip.sampleJobIds", hasItem(startsWith("another-tenants-job-")));

@@ -160,8 +160,14 @@ class WorkerFaultsTest extends FlowTest {
         send("stuck-1", "hang-hard");
         await().atMost(Duration.ofSeconds(20)).until(() -> ledger.find(key("stuck-1"))
                 .map(r -> r.failuresOf(FailureClass.TIMEOUT) >= 1).orElse(false));
-        await().atMost(Duration.ofSeconds(10)).until(() -> management().get("/q/health/live").then().extract().asString().contains("stuck-1"));
-        management().get("/q/health/live").then().statusCode(503);
+        await().atMost(Duration.ofSeconds(10)).until(() -> management().get("/q/health/live").then().extract().asString()
+                .contains("did not stop after its interrupt"));
+        // The liveness probe answers anyone who reaches the management port: it says what happened, not whose job it was.
+        management().get("/q/health/live").then().statusCode(503).body(containsString("job withheld"))
+                .body(org.hamcrest.Matchers.not(containsString("stuck-1")));
+        // An operator's token of every tenant is told the job.
+        given().auth().oauth2(io.poisonguard.testing.Tokens.of("vera", "viewer")).get("/ops/consumption").then().statusCode(200)
+                .body("worker", containsString("stuck-1"));
         // Its thread still runs: the job's next attempt must not start beside it (two runs of one job at once) while the
         // orchestrator replaces the worker. It waits at least a visibility timeout (5 s here), not the ladder's 300 ms.
         await().during(Duration.ofSeconds(3)).atMost(Duration.ofSeconds(4)).until(() -> handler.calls("stuck-1") == 1);
@@ -198,6 +204,30 @@ class WorkerFaultsTest extends FlowTest {
             handler.releaseSpinners();
         }
         await().atMost(Duration.ofSeconds(40)).until(() -> spinners.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
+    }
+
+    /**
+     * A handler's deferred effects run on its job's virtual thread. As many of them spinning on the CPU as the JVM has
+     * carriers (one, in the shipped images) hold every carrier: no job in the worker moves, and nothing on those threads
+     * can notice. Liveness said UP for as long as it lasted. The carrier watch, on a platform thread, now finds the
+     * worker's virtual threads not running and liveness goes DOWN, so the orchestrator replaces the process.
+     */
+    @Test
+    @Order(46)
+    void deferredEffectsSpinningOnEveryCarrierMakeTheWorkerNotLive() {
+        int carriers = Integer.getInteger("jdk.virtualThreadScheduler.parallelism", Runtime.getRuntime().availableProcessors());
+        List<String> spinners = IntStream.range(0, carriers).mapToObj(i -> "deferred-spin-" + i).toList();
+        try {
+            spinners.forEach(id -> send(id, "deferred-spin"));
+            await().atMost(Duration.ofSeconds(20)).until(() -> handler.deferredSpinning() == carriers);
+
+            await().atMost(Duration.ofSeconds(30)).until(() -> management().get("/q/health/live").then().extract().asString()
+                    .contains("virtual threads did not run"));
+            management().get("/q/health/live").then().statusCode(503);
+        } finally {
+            handler.releaseDeferredSpinners();
+        }
+        await().atMost(Duration.ofSeconds(60)).until(() -> spinners.stream().allMatch(id -> state(id) == JobState.SUCCEEDED));
     }
 
     /**

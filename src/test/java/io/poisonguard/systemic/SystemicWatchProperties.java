@@ -66,7 +66,7 @@ class SystemicWatchProperties {
         for (int i = 0; i < failures.size(); i++) {
             Failure f = failures.get(i);
             Instant now = T0.plusSeconds(i);
-            SystemicWatch.Ruling ruling = watch.failed(f.signature(), f.jobId(), now);
+            SystemicWatch.Ruling ruling = watch.failed(f.signature(), "permit-report", f.jobId(), now);
             if (tripped) {
                 assertTrue(ruling.hold() && ruling.tripped().isEmpty(), "failure " + i + " after the trip is held, trips nothing new");
             } else if (distinctJobsInRunEndingAt(failures, i) >= threshold) {

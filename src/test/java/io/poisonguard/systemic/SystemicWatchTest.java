@@ -24,6 +24,10 @@ class SystemicWatchTest {
     static final Duration PROBE = Duration.ofSeconds(30);
     static final Signature BAD_SETTING = new Signature(FailureClass.PERMANENT, "IllegalArgumentException", "Provider.standing");
     static final Signature UPSTREAM_503 = new Signature(FailureClass.TRANSIENT, "TransientFailure", "Provider.standing");
+    /** The job type most tests' jobs are of, and two others the same worker runs. */
+    static final String REPORTS = "permit-report";
+    static final String INVOICES = "invoice";
+    static final String RECEIPTS = "receipt";
 
     /** Trips on 3 distinct jobs in a row with one signature, or on more than 2 quarantines a minute; probes every 30 s. */
     final SystemicWatch watch = new SystemicWatch(3, 2, WINDOW, PROBE);
@@ -45,18 +49,18 @@ class SystemicWatchTest {
 
     /** Trips the watch at {@code at} with three distinct jobs failing with {@link #BAD_SETTING}. */
     private Trip tripAt(Instant at) {
-        watch.failed(BAD_SETTING, "trip-a", at);
-        watch.failed(BAD_SETTING, "trip-b", at);
-        return assertTripped(watch.failed(BAD_SETTING, "trip-c", at), "the third distinct job");
+        watch.failed(BAD_SETTING, REPORTS, "trip-a", at);
+        watch.failed(BAD_SETTING, REPORTS, "trip-b", at);
+        return assertTripped(watch.failed(BAD_SETTING, REPORTS, "trip-c", at), "the third distinct job");
     }
 
     @Test
     void threeDistinctJobsFailingInARowWithOneSignatureTripItAndOnlyTheFirstTwoAreCharged() {
-        assertCharged(watch.failed(BAD_SETTING, "job-1", T0), "the first failure");
-        assertCharged(watch.failed(BAD_SETTING, "job-2", T0.plusSeconds(1)), "the second distinct job's failure");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-1", T0), "the first failure");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-2", T0.plusSeconds(1)), "the second distinct job's failure");
         assertEquals(Admit.OPEN, watch.admit(T0.plusSeconds(1)));
 
-        Trip trip = assertTripped(watch.failed(BAD_SETTING, "job-3", T0.plusSeconds(2)), "the third distinct job's failure");
+        Trip trip = assertTripped(watch.failed(BAD_SETTING, REPORTS, "job-3", T0.plusSeconds(2)), "the third distinct job's failure");
 
         assertEquals(BAD_SETTING, trip.signature());
         assertEquals(List.of("job-1", "job-2", "job-3"), trip.sampleJobIds());
@@ -70,10 +74,10 @@ class SystemicWatchTest {
     void theTripSamplesOnlyTheNewestJobsOfALongStreak() {
         SystemicWatch seven = new SystemicWatch(7, 2, WINDOW, PROBE);
         for (int i = 1; i < 7; i++) {
-            assertCharged(seven.failed(BAD_SETTING, "job-" + i, T0), "failure " + i + " of 7");
+            assertCharged(seven.failed(BAD_SETTING, REPORTS, "job-" + i, T0), "failure " + i + " of 7");
         }
 
-        Trip trip = assertTripped(seven.failed(BAD_SETTING, "job-7", T0), "the seventh distinct job's failure");
+        Trip trip = assertTripped(seven.failed(BAD_SETTING, REPORTS, "job-7", T0), "the seventh distinct job's failure");
 
         assertEquals(List.of("job-3", "job-4", "job-5", "job-6", "job-7"), trip.sampleJobIds());
     }
@@ -81,36 +85,91 @@ class SystemicWatchTest {
     @Test
     void retriesOfTheSameJobDoNotAdvanceTheStreak() {
         for (int retry = 0; retry < 5; retry++) {
-            assertCharged(watch.failed(BAD_SETTING, "job-1", T0.plusSeconds(retry)), "retry " + retry + " of job-1");
+            assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-1", T0.plusSeconds(retry)), "retry " + retry + " of job-1");
         }
-        assertCharged(watch.failed(BAD_SETTING, "job-2", T0.plusSeconds(6)), "job-2, the second distinct job");
-        assertCharged(watch.failed(BAD_SETTING, "job-1", T0.plusSeconds(7)), "job-1 once more");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-2", T0.plusSeconds(6)), "job-2, the second distinct job");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-1", T0.plusSeconds(7)), "job-1 once more");
         assertTrue(watch.trip().isEmpty(), "five failures of two jobs are not systemic");
 
-        assertTripped(watch.failed(BAD_SETTING, "job-3", T0.plusSeconds(8)), "job-3, the third distinct job");
+        assertTripped(watch.failed(BAD_SETTING, REPORTS, "job-3", T0.plusSeconds(8)), "job-3, the third distinct job");
     }
 
     @Test
     void aFailureWithADifferentSignatureStartsTheStreakAfresh() {
-        watch.failed(BAD_SETTING, "job-1", T0);
-        watch.failed(BAD_SETTING, "job-2", T0);
+        watch.failed(BAD_SETTING, REPORTS, "job-1", T0);
+        watch.failed(BAD_SETTING, REPORTS, "job-2", T0);
 
-        assertCharged(watch.failed(UPSTREAM_503, "job-3", T0), "a failure with another signature");
-        assertCharged(watch.failed(BAD_SETTING, "job-4", T0), "the first of a new streak");
-        assertCharged(watch.failed(BAD_SETTING, "job-5", T0), "the second of the new streak");
-        assertTripped(watch.failed(BAD_SETTING, "job-6", T0), "the third of the new streak");
+        assertCharged(watch.failed(UPSTREAM_503, REPORTS, "job-3", T0), "a failure with another signature");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-4", T0), "the first of a new streak");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-5", T0), "the second of the new streak");
+        assertTripped(watch.failed(BAD_SETTING, REPORTS, "job-6", T0), "the third of the new streak");
     }
 
     @Test
     void aSuccessBreaksTheStreak() {
-        watch.failed(BAD_SETTING, "job-1", T0);
-        watch.failed(BAD_SETTING, "job-2", T0);
+        watch.failed(BAD_SETTING, REPORTS, "job-1", T0);
+        watch.failed(BAD_SETTING, REPORTS, "job-2", T0);
 
-        assertFalse(watch.succeeded(T0.plusSeconds(1)), "a success while not tripped resumes nothing");
+        assertFalse(watch.succeeded(REPORTS, T0.plusSeconds(1)), "a success while not tripped resumes nothing");
 
-        assertCharged(watch.failed(BAD_SETTING, "job-3", T0.plusSeconds(2)), "the first failure after the success");
-        assertCharged(watch.failed(BAD_SETTING, "job-4", T0.plusSeconds(2)), "the second failure after the success");
-        assertTripped(watch.failed(BAD_SETTING, "job-5", T0.plusSeconds(2)), "the third failure after the success");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-3", T0.plusSeconds(2)), "the first failure after the success");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "job-4", T0.plusSeconds(2)), "the second failure after the success");
+        assertTripped(watch.failed(BAD_SETTING, REPORTS, "job-5", T0.plusSeconds(2)), "the third failure after the success");
+    }
+
+    @Test
+    void successesOfAnotherJobTypeDoNotBreakTheRow() {
+        // A bad deploy broke the reports' handler; the invoices' handler is fine, and its jobs interleave with the reports'.
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "report-1", T0), "the first report's failure");
+        assertFalse(watch.succeeded(INVOICES, T0), "an invoice's success");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "report-2", T0), "the second report's failure");
+        assertFalse(watch.succeeded(INVOICES, T0), "another invoice's success");
+
+        Trip trip = assertTripped(watch.failed(BAD_SETTING, REPORTS, "report-3", T0), "the third report's failure");
+        assertEquals(List.of("report-1", "report-2", "report-3"), trip.sampleJobIds());
+    }
+
+    @Test
+    void aFailureOfAnotherJobTypeWithAnotherSignatureDoesNotBreakTheRow() {
+        watch.failed(BAD_SETTING, REPORTS, "report-1", T0);
+        assertCharged(watch.failed(UPSTREAM_503, INVOICES, "invoice-1", T0), "an invoice's own upstream failing");
+        watch.failed(BAD_SETTING, REPORTS, "report-2", T0);
+
+        assertTripped(watch.failed(BAD_SETTING, REPORTS, "report-3", T0), "the third report's failure");
+    }
+
+    @Test
+    void oneSignatureAcrossJobTypesIsOneRow() {
+        // A setting every handler reads is broken: each type fails the same way.
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "report-1", T0), "a report's failure");
+        assertCharged(watch.failed(BAD_SETTING, INVOICES, "invoice-1", T0), "an invoice's failure with the same signature");
+
+        assertTripped(watch.failed(BAD_SETTING, RECEIPTS, "receipt-1", T0), "a receipt's, the third distinct job");
+    }
+
+    @Test
+    void aSuccessOfAnyJobTypeInTheRowBreaksIt() {
+        watch.failed(BAD_SETTING, REPORTS, "report-1", T0);
+        watch.failed(BAD_SETTING, INVOICES, "invoice-1", T0);
+
+        watch.succeeded(INVOICES, T0.plusSeconds(1));
+
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "report-2", T0.plusSeconds(2)), "the first failure after the invoice's success");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "report-3", T0.plusSeconds(2)), "the second");
+        assertTripped(watch.failed(BAD_SETTING, REPORTS, "report-4", T0.plusSeconds(2)), "the third");
+    }
+
+    @Test
+    void aSignatureSeenLongAgoAmongManyOthersIsForgotten() {
+        watch.failed(BAD_SETTING, REPORTS, "report-1", T0);
+        watch.failed(BAD_SETTING, REPORTS, "report-2", T0);
+        // As many rows again, each of a type of its own, one failure each: the reports' row is the oldest, and is dropped.
+        for (int i = 0; i < SystemicWatch.MAX_ROWS; i++) {
+            assertCharged(watch.failed(new Signature(FailureClass.PERMANENT, "E" + i, "Somewhere"), "type-" + i, "job-" + i, T0),
+                    "row " + i);
+        }
+
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "report-3", T0), "the reports' third failure, in a row started again");
     }
 
     @Test
@@ -142,8 +201,8 @@ class SystemicWatchTest {
     void whileTrippedEveryFailureAndQuarantineIsHeldAndTheFirstTripStands() {
         Trip trip = tripAt(T0);
 
-        assertHeldWithoutNewTrip(watch.failed(UPSTREAM_503, "other-1", T0.plusSeconds(1)), "a failure with another signature");
-        assertHeldWithoutNewTrip(watch.failed(BAD_SETTING, "trip-a", T0.plusSeconds(2)), "a retry of a tripping job");
+        assertHeldWithoutNewTrip(watch.failed(UPSTREAM_503, REPORTS, "other-1", T0.plusSeconds(1)), "a failure with another signature");
+        assertHeldWithoutNewTrip(watch.failed(BAD_SETTING, REPORTS, "trip-a", T0.plusSeconds(2)), "a retry of a tripping job");
         for (int i = 0; i < 5; i++) {
             assertHeldWithoutNewTrip(watch.quarantining("q-" + i, T0.plusSeconds(3)), "quarantine " + i);
         }
@@ -166,7 +225,7 @@ class SystemicWatchTest {
         tripAt(T0);
         Instant probeFailed = T0.plus(PROBE).plusSeconds(4);
 
-        assertHeldWithoutNewTrip(watch.failed(BAD_SETTING, "probe-1", probeFailed), "the failed probe");
+        assertHeldWithoutNewTrip(watch.failed(BAD_SETTING, REPORTS, "probe-1", probeFailed), "the failed probe");
 
         assertEquals(Admit.PAUSED, watch.admit(probeFailed));
         assertEquals(Admit.PAUSED, watch.admit(probeFailed.plus(PROBE).minusMillis(1)));
@@ -199,7 +258,7 @@ class SystemicWatchTest {
     void failuresHeldBeforeTheProbeIsDueDoNotPostponeIt() {
         tripAt(T0);
 
-        watch.failed(BAD_SETTING, "in-flight-at-trip", T0.plusSeconds(10));
+        watch.failed(BAD_SETTING, REPORTS, "in-flight-at-trip", T0.plusSeconds(10));
 
         assertEquals(Admit.PROBE, watch.admit(T0.plus(PROBE)));
     }
@@ -208,19 +267,52 @@ class SystemicWatchTest {
     void aSuccessAtProbeTimeClearsTheTrip() {
         tripAt(T0);
 
-        assertTrue(watch.succeeded(T0.plus(PROBE)), "the probe's success resumes consumption");
+        assertTrue(watch.succeeded(REPORTS, T0.plus(PROBE)), "the probe's success resumes consumption");
 
         assertTrue(watch.trip().isEmpty());
         assertEquals(Admit.OPEN, watch.admit(T0.plus(PROBE)));
-        assertCharged(watch.failed(BAD_SETTING, "after-1", T0.plus(PROBE)), "the first failure after the resume");
-        assertCharged(watch.failed(BAD_SETTING, "after-2", T0.plus(PROBE)), "the second failure after the resume");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "after-1", T0.plus(PROBE)), "the first failure after the resume");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "after-2", T0.plus(PROBE)), "the second failure after the resume");
+    }
+
+    @Test
+    void aProbeOfAJobTypeTheTripDidNotNameResumesNothingAndTheNextProbeWaitsAWholeInterval() {
+        Trip trip = tripAt(T0);
+        assertEquals(List.of(REPORTS), trip.jobTypes());
+
+        assertFalse(watch.succeeded(INVOICES, T0.plus(PROBE)), "an invoice's success says nothing of the reports' handler");
+
+        assertTrue(watch.trip().isPresent());
+        assertEquals(Admit.PAUSED, watch.admit(T0.plus(PROBE).plusSeconds(1)), "no second probe straight after the first");
+        assertEquals(Admit.PROBE, watch.admit(T0.plus(PROBE).plus(PROBE)));
+        assertTrue(watch.succeeded(REPORTS, T0.plus(PROBE).plus(PROBE)), "a report's success at the next probe resumes consumption");
+    }
+
+    @Test
+    void aTripOfSeveralJobTypesIsClearedByAProbeOfAnyOfThem() {
+        watch.failed(BAD_SETTING, REPORTS, "report-1", T0);
+        watch.failed(BAD_SETTING, INVOICES, "invoice-1", T0);
+        Trip trip = assertTripped(watch.failed(BAD_SETTING, REPORTS, "report-2", T0), "the third distinct job");
+        assertEquals(List.of(INVOICES, REPORTS), trip.jobTypes());
+
+        assertTrue(watch.succeeded(INVOICES, T0.plus(PROBE)), "an invoice, one of the types in the row, succeeded as the probe");
+    }
+
+    @Test
+    void aQuarantineRateTripIsClearedByAProbeOfAnyJobType() {
+        for (int i = 1; i <= 3; i++) {
+            watch.quarantining("job-" + i, T0);
+        }
+        assertEquals(List.of(), watch.trip().orElseThrow().jobTypes());
+
+        assertTrue(watch.succeeded(INVOICES, T0.plus(PROBE)));
     }
 
     @Test
     void aSuccessBeforeTheProbeIsDueDoesNotClearTheTrip() {
         tripAt(T0);
 
-        assertFalse(watch.succeeded(T0.plusSeconds(10)), "a job in flight at the trip that then succeeds is no probe");
+        assertFalse(watch.succeeded(REPORTS, T0.plusSeconds(10)), "a job in flight at the trip that then succeeds is no probe");
 
         assertTrue(watch.trip().isPresent());
         assertEquals(Admit.PAUSED, watch.admit(T0.plusSeconds(10)));
@@ -234,7 +326,7 @@ class SystemicWatchTest {
 
         assertTrue(watch.trip().isEmpty());
         assertEquals(Admit.OPEN, watch.admit(T0.plusSeconds(1)));
-        assertCharged(watch.failed(BAD_SETTING, "after-1", T0.plusSeconds(1)), "the first failure after the resume");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "after-1", T0.plusSeconds(1)), "the first failure after the resume");
         assertCharged(watch.quarantining("after-1", T0.plusSeconds(1)), "the first quarantine after the resume");
         assertCharged(watch.quarantining("after-2", T0.plusSeconds(1)), "the second quarantine after the resume");
     }
@@ -250,7 +342,7 @@ class SystemicWatchTest {
         assertTrue(watch.resumedElsewhere(T0.plusSeconds(2)), "a resume after the trip clears it");
         assertTrue(watch.trip().isEmpty());
         assertEquals(Admit.OPEN, watch.admit(T0.plusSeconds(3)));
-        assertCharged(watch.failed(BAD_SETTING, "after-1", T0.plusSeconds(3)), "the first failure after the resume");
+        assertCharged(watch.failed(BAD_SETTING, REPORTS, "after-1", T0.plusSeconds(3)), "the first failure after the resume");
         assertFalse(watch.resumedElsewhere(T0.plusSeconds(4)), "nothing to clear when not tripped");
     }
 
@@ -274,8 +366,8 @@ class SystemicWatchTest {
     void theSmallestSettingsAreAccepted() {
         SystemicWatch smallest = new SystemicWatch(2, 1, Duration.ofMillis(1), Duration.ofMillis(1));
 
-        assertCharged(smallest.failed(BAD_SETTING, "job-1", T0), "the first failure");
-        assertTripped(smallest.failed(BAD_SETTING, "job-2", T0), "the second distinct job's failure");
+        assertCharged(smallest.failed(BAD_SETTING, REPORTS, "job-1", T0), "the first failure");
+        assertTripped(smallest.failed(BAD_SETTING, REPORTS, "job-2", T0), "the second distinct job's failure");
     }
 
     private static void refused(Executable construct, String argument) {

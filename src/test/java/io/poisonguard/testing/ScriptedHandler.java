@@ -20,7 +20,9 @@ import java.util.concurrent.locks.LockSupport;
  * {@code illegal} (throws the same IllegalArgumentException every time), {@code deferred-slow} (returns 1.2 s in, having deferred an
  * effect that takes a second), {@code deferred-hang} (returns, having deferred an
  * effect to its success that hangs until interrupted on the first attempt, and returns on the later ones), {@code deferred-fails-once} (returns, having
- * deferred an effect to its success that fails the first time it runs, as a transient failure).
+ * deferred an effect to its success that fails the first time it runs, as a transient failure), {@code spin} (spins on the
+ * CPU, deaf to its interrupt, until {@link #releaseSpinners()}), {@code deferred-spin} (returns, having deferred an effect
+ * that does the same until {@link #releaseDeferredSpinners()}).
  */
 @ApplicationScoped
 public class ScriptedHandler implements JobHandler {
@@ -34,6 +36,8 @@ public class ScriptedHandler implements JobHandler {
     private final AtomicBoolean released = new AtomicBoolean();
     private final AtomicBoolean spinnersReleased = new AtomicBoolean();
     private final AtomicInteger spinning = new AtomicInteger();
+    private final AtomicBoolean deferredSpinnersReleased = new AtomicBoolean();
+    private final AtomicInteger deferredSpinning = new AtomicInteger();
     private final AtomicInteger running = new AtomicInteger();
     /** Told the job id as each handler starts, before it does anything else (a test's observer; none by default). */
     private volatile java.util.function.Consumer<String> atStart = jobId -> {
@@ -76,6 +80,17 @@ public class ScriptedHandler implements JobHandler {
                         spinning.decrementAndGet();
                     }
                 }
+                case "deferred-spin" -> context.onceOnSuccess(DEFERRED_EFFECT, () -> {
+                    // A deferred effect caught in a loop: never blocks, never looks at its interrupt.
+                    deferredSpinning.incrementAndGet();
+                    try {
+                        while (!deferredSpinnersReleased.get()) {
+                            Thread.onSpinWait();
+                        }
+                    } finally {
+                        deferredSpinning.decrementAndGet();
+                    }
+                });
                 case "illegal" -> throw new IllegalArgumentException("unsupported endpoint scheme");
                 case "cyclic" -> {
                     // Two exceptions that are each other's cause: legal, and what some libraries' wrappers end up with.
@@ -149,6 +164,16 @@ public class ScriptedHandler implements JobHandler {
     /** Lets every {@code spin} handler return. */
     public void releaseSpinners() {
         spinnersReleased.set(true);
+    }
+
+    /** Deferred effects inside a {@code deferred-spin} loop now. */
+    public int deferredSpinning() {
+        return deferredSpinning.get();
+    }
+
+    /** Lets every {@code deferred-spin} effect return. */
+    public void releaseDeferredSpinners() {
+        deferredSpinnersReleased.set(true);
     }
 
     /** Lets every {@code hang-hard} handler return. */
