@@ -6,7 +6,9 @@ import java.time.Duration;
 import java.util.Optional;
 import java.util.concurrent.TimeUnit;
 import java.util.concurrent.atomic.AtomicInteger;
+import java.util.concurrent.locks.Condition;
 import java.util.concurrent.locks.Lock;
+import java.util.concurrent.locks.ReentrantLock;
 import java.util.concurrent.locks.ReentrantReadWriteLock;
 
 /**
@@ -208,6 +210,12 @@ public class IsolationLane {
      */
     private static final class Waiter {
         private final Thread thread;
+        /**
+         * A lock, not the object's monitor: {@link #end()} waits on it on a virtual thread while the keeper's SQS call runs,
+         * and on JDK 21 a virtual thread waiting inside a monitor holds its carrier (the shipped images run one).
+         */
+        private final ReentrantLock lock = new ReentrantLock();
+        private final Condition hidden = lock.newCondition();
         private boolean over;
         private boolean calledOff;
         private boolean hiding;
@@ -217,44 +225,69 @@ public class IsolationLane {
         }
 
         /** Whether the keeper may hide the copy now (the wait goes on); it says {@link #kept()} when done. */
-        synchronized boolean keeping() {
-            hiding = !over;
-            return hiding;
+        boolean keeping() {
+            lock.lock();
+            try {
+                hiding = !over;
+                return hiding;
+            } finally {
+                lock.unlock();
+            }
         }
 
-        synchronized void kept() {
-            hiding = false;
-            notifyAll();
+        void kept() {
+            lock.lock();
+            try {
+                hiding = false;
+                hidden.signalAll();
+            } finally {
+                lock.unlock();
+            }
         }
 
-        synchronized void callOff() {
-            if (!over && !calledOff) {
-                calledOff = true;
-                thread.interrupt();
+        void callOff() {
+            lock.lock();
+            try {
+                if (!over && !calledOff) {
+                    calledOff = true;
+                    thread.interrupt();
+                }
+            } finally {
+                lock.unlock();
             }
         }
 
         /** Ends the wait at once; whether it had been called off (its interrupt then delivered). */
-        synchronized boolean endNow() {
-            over = true;
-            return calledOff;
+        boolean endNow() {
+            lock.lock();
+            try {
+                over = true;
+                return calledOff;
+            } finally {
+                lock.unlock();
+            }
         }
 
         /** Ends the wait, once any hiding under way is done; whether it had been called off (its interrupt then delivered). */
-        synchronized boolean end() {
-            over = true;
-            boolean interrupted = false;
-            while (hiding) {
-                try {
-                    wait();
-                } catch (InterruptedException e) {
-                    interrupted = true;
+        boolean end() {
+            lock.lock();
+            try {
+                over = true;
+                boolean interrupted = false;
+                while (hiding) {
+                    try {
+                        hidden.await();
+                    } catch (InterruptedException e) {
+                        interrupted = true;
+                    }
                 }
+                if (interrupted && !calledOff) {
+                    thread.interrupt();
+                }
+                return calledOff;
+            } finally {
+                lock.unlock();
             }
-            if (interrupted && !calledOff) {
-                thread.interrupt();
-            }
-            return calledOff;
         }
     }
 

@@ -57,11 +57,6 @@ public final class SystemicWatch {
         public Trip(Signature signature, String cause, List<String> sampleJobIds, Instant at) {
             this(signature, cause, sampleJobIds, at, List.of());
         }
-
-        /** Whether a success of a job of {@code jobType} is evidence that the fault behind this trip is gone. */
-        boolean clearedBy(String jobType) {
-            return jobTypes.isEmpty() || jobTypes.contains(jobType);
-        }
     }
 
     /** The ruling on one failure: whether it is held (not charged), and the trip it caused, if it caused one. */
@@ -167,17 +162,14 @@ public final class SystemicWatch {
 
     /**
      * An attempt of a job of type {@code jobType} succeeded: the rows that type is in are broken, and a successful probe
-     * resumes consumption if it is of a job type whose failures tripped the watch (any type, after a quarantine-rate
-     * trip). A probe of another type proves nothing about the broken handler: the next probe is a whole interval later.
+     * resumes consumption, whatever its type. (A probe of another type proves nothing about a broken handler, but waiting
+     * for one of the tripping type could wait for good: that type's jobs may have stopped coming, as a hostile tenant's
+     * five bad ones would. A handler still broken trips the watch again after its next row.)
      */
     public boolean succeeded(String jobType, Instant now) {
         String type = typeOf(jobType);
         rows.values().removeIf(r -> r.jobTypes.contains(type));
         if (trip != null && !now.isBefore(nextProbeAt)) {
-            if (!trip.clearedBy(type)) {
-                nextProbeAt = now.plus(probeInterval);
-                return false;
-            }
             clear();
             return true;
         }

@@ -65,6 +65,9 @@ class TriageFlowTest extends FlowTest {
             c.put("poison-guard.ownership.owners.\"strays\".resolve-within", "1h");
             c.put("poison-guard.ownership.check-interval", "1s");
             c.put("poison-guard.disposable-job-types", "scripted");
+            // Every test here quarantines permit reports alike on purpose (a schema no reader takes), one after another:
+            // five in a row is what the systemic guard takes for a bad deploy, and these tests are about triage.
+            c.put("poison-guard.systemic.same-signature", "1000");
             return c;
         }
     }
